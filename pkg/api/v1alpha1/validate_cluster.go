@@ -1,0 +1,328 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// validateCluster checks everything about an inventory that can be known
+// without touching a host, and reports every problem it finds.
+func validateCluster(d *document, c *Cluster) {
+	if c.Kind != KindCluster && c.Kind != KindLegacyCluster {
+		d.errorf("kind", "is %q; a cluster document has kind %q (or the earlier %q)", c.Kind, KindCluster, KindLegacyCluster)
+	}
+	if c.APIVersion != "" && c.APIVersion != GroupVersion && c.APIVersion != LegacyGroupVersion {
+		d.errorf("apiVersion", "is %q; use %q", c.APIVersion, GroupVersion)
+	}
+	if c.Metadata.Name == "" {
+		d.errorf("metadata.name", "is required")
+	} else if !namePattern.MatchString(c.Metadata.Name) {
+		d.errorf("metadata.name", "%q must be lower-case letters, digits and hyphens", c.Metadata.Name)
+	}
+	validateClusterConfig(d, &c.Spec.Config)
+	validateHosts(d, c)
+}
+
+func validateClusterConfig(d *document, cfg *ClusterConfig) {
+	if cfg.Loadbalancer == "" {
+		d.errorf("spec.config.loadbalancer", "is required: the address nodes join through and clients reach the API at (a VIP, a DNS name or a controller's address)")
+	} else if !isHost(cfg.Loadbalancer) {
+		d.errorf("spec.config.loadbalancer", "%q is neither an IP address nor a DNS name", cfg.Loadbalancer)
+	}
+	seenReg := map[string]int{}
+	for i, r := range cfg.Registries {
+		p := fmt.Sprintf("spec.config.registries[%d]", i)
+		if r.Name == "" {
+			d.errorf(p+".name", "is required (the registry host images name, e.g. docker.io)")
+		} else if j, dup := seenReg[r.Name]; dup {
+			d.errorf(p+".name", "%q is already defined at spec.config.registries[%d]", r.Name, j)
+		} else {
+			seenReg[r.Name] = i
+		}
+		if r.Proxy != nil && r.Proxy.URL == "" {
+			d.errorf(p+".proxy.url", "is required")
+		}
+		if a := r.Auth; a != nil {
+			if a.Pass != "" && a.PassEnv != "" {
+				d.errorf(p+".auth", "set pass or passEnv, not both")
+			}
+			if a.PassEnv != "" && !envName.MatchString(a.PassEnv) {
+				d.errorf(p+".auth.passEnv", "%q is not an environment variable name", a.PassEnv)
+			}
+			if a.Pass != "" {
+				d.warnf(p+".auth.pass", "a password in the document travels with every copy of it; prefer passEnv")
+			}
+		}
+	}
+	seenProfile := map[string]int{}
+	for i, pr := range cfg.Profiles {
+		p := fmt.Sprintf("spec.config.profiles[%d].name", i)
+		switch j, dup := seenProfile[pr.Name]; {
+		case pr.Name == "":
+			d.errorf(p, "is required")
+		case dup:
+			d.errorf(p, "profile %q is defined twice (first at spec.config.profiles[%d])", pr.Name, j)
+		default:
+			seenProfile[pr.Name] = i
+		}
+	}
+	if cfg.Firewall != nil {
+		validatePorts(d, "spec.config.firewall.ports", cfg.Firewall.Ports)
+		validateRules(d, "spec.config.firewall.rules", cfg.Firewall.Rules)
+	}
+}
+
+func validatePorts(d *document, path string, ports []Port) {
+	for i, p := range ports {
+		pp := fmt.Sprintf("%s[%d]", path, i)
+		if _, _, err := p.Port.Range(); err != nil {
+			d.errorf(pp+".port", "%v", err)
+		}
+		if p.Protocol != "" && !slices.Contains(fwProtocols, p.Protocol) {
+			d.errorf(pp+".protocol", "%q is not one of %s", p.Protocol, quoteList(fwProtocols))
+		}
+	}
+}
+
+func validateRules(d *document, path string, rules []FirewallRule) {
+	for i, r := range rules {
+		rp := fmt.Sprintf("%s[%d]", path, i)
+		if r.Source == "" && r.Port == "" {
+			d.errorf(rp, "a rule needs a source, a port, or both")
+		}
+		if r.Source != "" && !isSource(r.Source) {
+			d.errorf(rp+".source", "%q is not an IP address or CIDR", r.Source)
+		}
+		if r.Port != "" {
+			if _, _, err := r.Port.Range(); err != nil {
+				d.errorf(rp+".port", "%v", err)
+			}
+		}
+		if r.Protocol != "" && !slices.Contains(fwProtocols, r.Protocol) {
+			d.errorf(rp+".protocol", "%q is not one of %s", r.Protocol, quoteList(fwProtocols))
+		}
+		if r.Action != "" && !slices.Contains(fwActions, r.Action) {
+			d.errorf(rp+".action", "%q is not one of %s", r.Action, quoteList(fwActions))
+		}
+	}
+}
+
+func validateHosts(d *document, c *Cluster) {
+	if len(c.Spec.Hosts) == 0 {
+		d.errorf("spec.hosts", "lists no hosts; a cluster needs at least one controller")
+		return
+	}
+	hostnames := map[string]int{}
+	privAddrs := map[string]int{}
+	endpoints := map[string]int{}
+	controllers := 0
+	for i := range c.Spec.Hosts {
+		h := &c.Spec.Hosts[i]
+		p := fmt.Sprintf("spec.hosts[%d]", i)
+		validateConnection(d, p, h)
+		validateHost(d, p, h)
+		if h.IsController() {
+			controllers++
+		}
+		if h.Hostname != "" {
+			if j, dup := hostnames[h.Hostname]; dup {
+				d.errorf(p+".hostname", "%q is also the hostname of spec.hosts[%d]; node names must be unique", h.Hostname, j)
+			} else {
+				hostnames[h.Hostname] = i
+			}
+		}
+		if h.PrivateAddress != "" {
+			if j, dup := privAddrs[h.PrivateAddress]; dup {
+				d.errorf(p+".privateAddress", "%s is also the privateAddress of spec.hosts[%d]", h.PrivateAddress, j)
+			} else {
+				privAddrs[h.PrivateAddress] = i
+			}
+		}
+		if a := h.Address(); a != "" && h.Localhost == nil {
+			ep := a + ":" + strconv.Itoa(h.ConnPort())
+			if j, dup := endpoints[ep]; dup {
+				d.errorf(connPath(p, h)+".address", "%s is also where spec.hosts[%d] is reached; two entries would drive one machine", ep, j)
+			} else {
+				endpoints[ep] = i
+			}
+		}
+	}
+	if controllers == 0 {
+		d.errorf("spec.hosts", "no host has a controller role (%s); there is no control plane to install", quoteList(Roles[:3]))
+		return
+	}
+	haWarnings(d, c, controllers)
+}
+
+// haWarnings flags inventories that work but are not the HA they look like
+// (seeds/004): etcd quorum and a load balancer that is one node.
+func haWarnings(d *document, c *Cluster, controllers int) {
+	if controllers > 1 && controllers%2 == 0 {
+		d.warnf("spec.hosts", "%d controllers: an even number tolerates no more failures than %d and risks a split vote; use an odd number", controllers, controllers-1)
+	}
+	lb := c.Spec.Config.Loadbalancer
+	if controllers < 2 || lb == "" {
+		return
+	}
+	for i, h := range c.Spec.Hosts {
+		if lb == h.PrivateAddress || lb == h.Address() || lb == h.Hostname {
+			d.warnf("spec.config.loadbalancer", "%s is the address of spec.hosts[%d] (%s): with %d controllers the API still dies with that one node; use a VIP or an external load balancer", lb, i, h.Name(), controllers)
+			return
+		}
+	}
+}
+
+func connPath(p string, h *Host) string {
+	switch {
+	case h.SSH != nil:
+		return p + ".ssh"
+	case h.OpenSSH != nil:
+		return p + ".openSSH"
+	}
+	return p + ".localhost"
+}
+
+func validateConnection(d *document, p string, h *Host) {
+	n := 0
+	for _, set := range []bool{h.SSH != nil, h.OpenSSH != nil, h.Localhost != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		d.errorf(p, "has no connection; set one of ssh, openSSH or localhost")
+		return
+	case n > 1:
+		d.errorf(p, "sets %d connections; set exactly one of ssh, openSSH or localhost", n)
+	}
+	if h.SSH != nil {
+		validateSSH(d, p+".ssh", h.SSH, 0)
+	}
+	if o := h.OpenSSH; o != nil {
+		if o.Address == "" {
+			d.errorf(p+".openSSH.address", "is required")
+		} else if !isHost(o.Address) {
+			d.errorf(p+".openSSH.address", "%q is neither an IP address nor a DNS name", o.Address)
+		}
+		if o.Port < 0 || o.Port > 65535 {
+			d.errorf(p+".openSSH.port", "%d is not a port (1-65535)", o.Port)
+		}
+	}
+	if h.Localhost != nil && !h.Localhost.Enabled {
+		d.errorf(p+".localhost.enabled", "must be true when localhost is set")
+	}
+}
+
+func validateSSH(d *document, p string, s *SSH, depth int) {
+	if s.Address == "" {
+		d.errorf(p+".address", "is required")
+	} else if !isHost(s.Address) {
+		d.errorf(p+".address", "%q is neither an IP address nor a DNS name", s.Address)
+	}
+	if s.Port < 0 || s.Port > 65535 {
+		d.errorf(p+".port", "%d is not a port (1-65535)", s.Port)
+	}
+	if s.User != "" && !unixUserOrGrp.MatchString(s.User) {
+		d.errorf(p+".user", "%q is not a user name", s.User)
+	}
+	if s.Bastion != nil {
+		if depth >= 3 {
+			d.errorf(p+".bastion", "bastions nest more than three deep")
+			return
+		}
+		validateSSH(d, p+".bastion", s.Bastion, depth+1)
+	}
+}
+
+func validateHost(d *document, p string, h *Host) {
+	if h.Role == "" {
+		d.errorf(p+".role", "is required: one of %s", quoteList(Roles))
+	} else if !slices.Contains(Roles, h.Role) {
+		d.errorf(p+".role", "%q is not one of %s", h.Role, quoteList(Roles))
+	}
+	if h.Hostname != "" && !isDNSName(h.Hostname) {
+		d.errorf(p+".hostname", "%q is not a valid hostname (letters, digits, hyphens and dots)", h.Hostname)
+	}
+	if h.PrivateAddress != "" && !isIP(h.PrivateAddress) {
+		d.errorf(p+".privateAddress", "%q is not an IP address", h.PrivateAddress)
+	}
+	if h.PrivateInterface != "" && !interfaceName.MatchString(h.PrivateInterface) {
+		d.errorf(p+".privateInterface", "%q is not a network interface name", h.PrivateInterface)
+	}
+	if h.Profile != "" && !namePattern.MatchString(h.Profile) {
+		d.errorf(p+".profile", "%q must be lower-case letters, digits and hyphens", h.Profile)
+	}
+	if h.SudoPasswordEnv != "" && !envName.MatchString(h.SudoPasswordEnv) {
+		d.errorf(p+".sudoPasswordEnv", "%q is not an environment variable name", h.SudoPasswordEnv)
+	}
+	for _, k := range sortedKeys(h.Environment) {
+		if !envName.MatchString(k) {
+			d.errorf(p+".environment."+k, "%q is not an environment variable name", k)
+		}
+		if v := h.Environment[k]; containsControl(v) {
+			d.errorf(p+".environment."+k, "the value holds a newline or control character")
+		}
+	}
+	for _, k := range sortedKeys(h.Labels) {
+		if !isLabelKey(k) {
+			d.errorf(p+".labels."+k, "%q is not a Kubernetes label key", k)
+		}
+		if !labelValue.MatchString(h.Labels[k]) {
+			d.errorf(p+".labels."+k, "%q is not a Kubernetes label value (63 letters, digits, '-', '_' or '.')", h.Labels[k])
+		}
+	}
+	for i, t := range h.Taints {
+		if !isTaint(t) {
+			d.errorf(fmt.Sprintf("%s.taints[%d]", p, i), "%q is not a taint (key=value:NoSchedule|PreferNoSchedule|NoExecute)", t)
+		}
+	}
+	validatePorts(d, p+".ports", h.Ports)
+	if h.Firewall != nil {
+		validateRules(d, p+".firewall.rules", h.Firewall.Rules)
+	}
+	for i, f := range h.Files {
+		validateHostFile(d, fmt.Sprintf("%s.files[%d]", p, i), f)
+	}
+}
+
+func validateHostFile(d *document, p string, f HostFile) {
+	if f.Name == "" {
+		d.errorf(p+".name", "is required")
+	}
+	switch {
+	case f.Dst == "" && f.DstDir == "":
+		d.errorf(p, "needs dst (a file path) or dstDir (a directory)")
+	case f.Dst != "" && f.DstDir != "":
+		d.errorf(p, "set dst or dstDir, not both")
+	case f.Dst != "" && !isCleanAbsPath(f.Dst):
+		d.errorf(p+".dst", "%q must be an absolute path without '..'", f.Dst)
+	case f.DstDir != "" && !isCleanAbsPath(f.DstDir):
+		d.errorf(p+".dstDir", "%q must be an absolute path without '..'", f.DstDir)
+	}
+	if (f.Src == "") == (f.Data == "") {
+		d.errorf(p, "set exactly one of src (a local file) or data (inline content)")
+	}
+	if f.DstDir != "" && f.Src == "" {
+		d.errorf(p+".dstDir", "needs src, whose base name names the file in the directory")
+	}
+	if _, err := f.Perm.Mode(0o644); err != nil {
+		d.errorf(p+".perm", "%v", err)
+	}
+	if f.User != "" && !unixUserOrGrp.MatchString(f.User) {
+		d.errorf(p+".user", "%q is not a user name", f.User)
+	}
+	if f.Group != "" && !unixUserOrGrp.MatchString(f.Group) {
+		d.errorf(p+".group", "%q is not a group name", f.Group)
+	}
+}
+
+func containsControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,190 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+)
+
+// validateDistro checks a distro definition, reporting every problem.
+func validateDistro(d *document, ds *Distro) {
+	if ds.Kind != KindDistro {
+		d.errorf("kind", "is %q; a distro definition has kind %q", ds.Kind, KindDistro)
+	}
+	if ds.APIVersion != "" && ds.APIVersion != GroupVersion && ds.APIVersion != LegacyGroupVersion {
+		d.errorf("apiVersion", "is %q; use %q", ds.APIVersion, LegacyGroupVersion)
+	}
+	m := ds.Metadata
+	if m.Name == "" {
+		d.errorf("metadata.name", "is required: it names the package file")
+	} else if !namePattern.MatchString(m.Name) {
+		d.errorf("metadata.name", "%q must be lower-case letters, digits and hyphens", m.Name)
+	}
+	if m.Architecture != "" && !slices.Contains(Architectures, m.Architecture) {
+		d.errorf("metadata.architecture", "%q is not one of %s", m.Architecture, quoteList(Architectures))
+	}
+	seen := map[string]bool{}
+	for i, a := range m.Architectures {
+		p := fmt.Sprintf("metadata.architectures[%d]", i)
+		if !slices.Contains(Architectures, a) {
+			d.errorf(p, "%q is not one of %s", a, quoteList(Architectures))
+		} else if seen[a] {
+			d.errorf(p, "%q is listed twice", a)
+		}
+		seen[a] = true
+	}
+	if m.Architecture != "" && len(m.Architectures) > 0 && !seen[m.Architecture] {
+		d.errorf("metadata.architecture", "%q is not among metadata.architectures", m.Architecture)
+	}
+	switch {
+	case ds.Spec.Type == "":
+		d.errorf("spec.type", "is required: one of %s", quoteList(Engines))
+	case !slices.Contains(Engines, ds.Spec.Type):
+		d.errorf("spec.type", "%q is not a supported engine; use one of %s", ds.Spec.Type, quoteList(Engines))
+	}
+	if ds.Spec.Version == "" {
+		d.errorf("spec.version", "is required: the engine version hosts are installed or upgraded to (e.g. 1.35.3-k3s1)")
+	} else if containsControl(ds.Spec.Version) || strings.ContainsAny(ds.Spec.Version, " /") {
+		d.errorf("spec.version", "%q is not a version", ds.Spec.Version)
+	}
+	validateDistroConfig(d, ds)
+}
+
+func validateDistroConfig(d *document, ds *Distro) {
+	cfg := &ds.Spec.Config
+	arches := ds.Arches()
+	for i, f := range cfg.Files {
+		validateFile(d, fmt.Sprintf("spec.config.files[%d]", i), f, arches, false)
+	}
+	for i, f := range cfg.OS.Files {
+		validateFile(d, fmt.Sprintf("spec.config.os.files[%d]", i), f, arches, true)
+	}
+	for i, f := range cfg.Manifests {
+		p := fmt.Sprintf("spec.config.manifests[%d]", i)
+		if f.Source == "" && f.Data == "" {
+			d.errorf(p, "needs a source (a path or URL of a manifest) or inline data")
+		}
+		if f.Target != "" && !isCleanAbsPath(f.Target) {
+			d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
+		}
+		if f.Shasum != "" && !sha256Hex.MatchString(f.Shasum) {
+			d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
+		}
+	}
+	for _, k := range sortedKeys(cfg.OS.Sysctl) {
+		if !sysctlKey.MatchString(k) {
+			d.errorf("spec.config.os.sysctl."+k, "%q is not a sysctl key (like net.ipv4.ip_forward)", k)
+		} else if v := cfg.OS.Sysctl[k]; containsControl(v) {
+			d.errorf("spec.config.os.sysctl."+k, "the value holds a newline or control character")
+		}
+	}
+	if se := cfg.OS.SELinux; se != nil {
+		for i, mod := range se.Modules {
+			p := fmt.Sprintf("spec.config.os.selinux.modules[%d]", i)
+			if mod.Name == "" || !labelName.MatchString(mod.Name) {
+				d.errorf(p+".name", "%q is not a policy module name", mod.Name)
+			}
+			if mod.Source == "" {
+				d.errorf(p+".source", "is required: the .pp or .cil file the package carries")
+			} else if ext := path.Ext(mod.Source); ext != ".pp" && ext != ".cil" && ext != ".bz2" {
+				d.errorf(p+".source", "%q is not a .pp or .cil policy module", mod.Source)
+			}
+			if mod.Shasum != "" && !sha256Hex.MatchString(mod.Shasum) {
+				d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
+			}
+		}
+		for _, b := range sortedKeys(se.Booleans) {
+			if !labelName.MatchString(b) {
+				d.errorf("spec.config.os.selinux.booleans."+b, "%q is not an SELinux boolean name", b)
+			}
+		}
+		for i, fc := range se.FileContexts {
+			p := fmt.Sprintf("spec.config.os.selinux.fileContexts[%d]", i)
+			if !strings.HasPrefix(fc.Path, "/") || containsControl(fc.Path) {
+				d.errorf(p+".path", "%q must be an absolute path pattern", fc.Path)
+			}
+			if !labelName.MatchString(fc.Type) || !strings.HasSuffix(fc.Type, "_t") {
+				d.errorf(p+".type", "%q is not an SELinux type (like container_var_lib_t)", fc.Type)
+			}
+		}
+	}
+	ic := cfg.ImageConfig
+	if ic.Compression != "" && !slices.Contains(Compressions, ic.Compression) {
+		d.errorf("spec.config.imageConfig.compression", "%q is not one of %s", ic.Compression, quoteList(Compressions))
+	}
+	if ic.Path != "" && !isCleanAbsPath(ic.Path) {
+		d.errorf("spec.config.imageConfig.path", "%q must be an absolute path without '..'", ic.Path)
+	}
+	seen := map[string]int{}
+	for i, img := range ic.Images {
+		p := fmt.Sprintf("spec.config.imageConfig.images[%d]", i)
+		ref, err := name.ParseReference(img)
+		if err != nil {
+			d.errorf(p, "%q is not an image reference: %v", img, err)
+			continue
+		}
+		if j, dup := seen[ref.Name()]; dup {
+			d.errorf(p, "%q is the same image as spec.config.imageConfig.images[%d]", img, j)
+		}
+		seen[ref.Name()] = i
+	}
+}
+
+func validateFile(d *document, p string, f File, arches []string, osFile bool) {
+	if f.Source == "" && f.Data == "" {
+		d.errorf(p+".source", "is required: a path relative to the definition or an http(s) URL")
+	}
+	if f.Target == "" {
+		d.errorf(p+".target", "is required: the absolute path on the host")
+	} else if !isCleanAbsPath(f.Target) {
+		d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
+	}
+	if f.Shasum != "" && !sha256Hex.MatchString(strings.TrimPrefix(f.Shasum, "sha256:")) {
+		d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
+	}
+	if f.ExtractPath != "" && (strings.HasPrefix(f.ExtractPath, "/") || slices.Contains(strings.Split(f.ExtractPath, "/"), "..")) {
+		d.errorf(p+".extractPath", "%q must be a relative path inside the archive", f.ExtractPath)
+	}
+	if _, err := f.Perm.Mode(0o644); err != nil {
+		d.errorf(p+".perm", "%v", err)
+	}
+	for _, who := range []struct{ field, v string }{{"user", f.User}, {"group", f.Group}} {
+		if who.v != "" && !unixUserOrGrp.MatchString(who.v) {
+			d.errorf(p+"."+who.field, "%q is not a %s name", who.v, who.field)
+		}
+	}
+	for i, s := range f.Symlinks {
+		if !isCleanAbsPath(s) {
+			d.errorf(fmt.Sprintf("%s.symlinks[%d]", p, i), "%q must be an absolute path without '..'", s)
+		}
+	}
+	s := f.Selector
+	if s == nil {
+		if osFile {
+			d.errorf(p+".selector.package", "is required for os.files: one of %s", quoteList(Routes))
+		}
+		return
+	}
+	switch {
+	case s.Package == "" && osFile:
+		d.errorf(p+".selector.package", "is required for os.files: one of %s", quoteList(Routes))
+	case s.Package != "" && !slices.Contains(Routes, s.Package):
+		d.errorf(p+".selector.package", "%q is not an install route; use one of %s", s.Package, quoteList(Routes))
+	}
+	if s.Profile != "" && !slices.Contains(selectorRoleOf, s.Profile) {
+		d.errorf(p+".selector.profile", "%q is not one of %s", s.Profile, quoteList(selectorRoleOf))
+	}
+	if s.OS != "" && !slices.Contains(Families, s.OS) {
+		d.errorf(p+".selector.os", "%q is not an OS family; use one of %s", s.OS, quoteList(Families))
+	}
+	if s.Architecture != "" {
+		if !slices.Contains(Architectures, s.Architecture) {
+			d.errorf(p+".selector.architecture", "%q is not one of %s", s.Architecture, quoteList(Architectures))
+		} else if len(arches) > 0 && !slices.Contains(arches, s.Architecture) {
+			d.errorf(p+".selector.architecture", "%q is not an architecture this definition builds (%s)", s.Architecture, quoteList(arches))
+		}
+	}
+}
