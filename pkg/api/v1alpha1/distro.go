@@ -73,10 +73,10 @@ type Build struct {
 
 // DistroSpec is the engine, its version and its configuration.
 type DistroSpec struct {
-	Type    string        `json:"type" jsonschema:"enum=k3s,enum=rke2,enum=upstream"`
-	Version string        `json:"version"`
-	Actions *Actions      `json:"actions,omitempty"`
-	Config  DistroConfig  `json:"config"`
+	Type    string       `json:"type" jsonschema:"enum=k3s,enum=rke2,enum=upstream"`
+	Version string       `json:"version"`
+	Actions *Actions     `json:"actions,omitempty"`
+	Config  DistroConfig `json:"config"`
 }
 
 // Actions are commands run on the machine that creates the package.

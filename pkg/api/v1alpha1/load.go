@@ -57,6 +57,16 @@ func readDocument(path string) ([]byte, error) {
 // collecting syntax, type and unknown-field findings. It returns false when
 // the document could not be decoded at all.
 func decode(file string, data []byte, v any) (*document, bool) {
+	return decodeDocument(file, data, v, true)
+}
+
+// decodeAny is decode for a document that is a mapping of settings rather
+// than apiVersion/kind/metadata/spec.
+func decodeAny(file string, data []byte, v any) (*document, bool) {
+	return decodeDocument(file, data, v, false)
+}
+
+func decodeDocument(file string, data []byte, v any, isResource bool) (*document, bool) {
 	d := &document{file: file}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -89,7 +99,11 @@ func decode(file string, data []byte, v any) (*document, bool) {
 	d.body = bodies[0]
 	d.pos = positioner{root: d.body}
 	if _, ok := unwrap(d.body).(*ast.MappingNode); !ok {
-		d.errorf("", "the document must be a mapping with apiVersion, kind, metadata and spec")
+		if isResource {
+			d.errorf("", "the document must be a mapping with apiVersion, kind, metadata and spec")
+		} else {
+			d.errorf("", "the document must be a mapping of settings")
+		}
 		return d, false
 	}
 	walkUnknown(d, d.body, typeOf(v), "")

@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -61,4 +63,16 @@ func result[T any](v *T, d *document) (*T, Findings, error) {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// DistroFileName is the definition file a create directory holds.
+const DistroFileName = "distro.yaml"
+
+// DistroPath resolves a definition argument: a directory means the
+// distro.yaml inside it.
+func DistroPath(p string) string {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return filepath.Join(p, DistroFileName)
+	}
+	return p
 }

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+)
+
+// SettingsFileName is the optional tool settings file.
+const SettingsFileName = "cargoship-config.yaml"
+
+// EnvPrefix prefixes every environment variable cargoship reads.
+const EnvPrefix = "CARGOSHIP_"
+
+// Settings are the resolved tool settings: defaults, then the settings file,
+// then CARGOSHIP_* variables; flags override them last.
+type Settings struct {
+	File              string // the settings file read, or ""
+	LogLevel          string
+	LogFormat         string
+	TmpDir            string
+	CacheDir          string
+	Timeout           time.Duration
+	Concurrency       int
+	WorkerConcurrency int
+	UpdateHosts       bool
+	UpdateFirewall    bool
+	Output            string
+	OCIConcurrency    int
+}
+
+// DefaultSettings are what cargoship uses with no file and no variables.
+func DefaultSettings() Settings {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return Settings{
+		LogLevel:       "info",
+		LogFormat:      "console",
+		TmpDir:         os.TempDir(),
+		CacheDir:       filepath.Join(cache, "cargoship"),
+		Timeout:        20 * time.Minute,
+		Concurrency:    30,
+		OCIConcurrency: 6,
+		Output:         ".",
+	}
+}
+
+// LoadSettings resolves the settings. A missing file is normal; a file that
+// exists but does not parse is an error naming its line.
+func LoadSettings(getenv func(string) string) (Settings, error) {
+	s := DefaultSettings()
+	path, err := findSettingsFile(getenv)
+	if err != nil {
+		return s, err
+	}
+	if path != "" {
+		doc, _, err := v1alpha1.LoadSettingsFile(path)
+		if err != nil {
+			return s, fmt.Errorf("settings file: %w", err)
+		}
+		if err := s.applyFile(doc); err != nil {
+			return s, fmt.Errorf("settings file %s: %w", path, err)
+		}
+		s.File = path
+	}
+	if err := s.applyEnv(getenv); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// findSettingsFile looks at CARGOSHIP_CONFIG, then ./cargoship-config.yaml,
+// then the user config dir.
+func findSettingsFile(getenv func(string) string) (string, error) {
+	if p := getenv(EnvPrefix + "CONFIG"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%sCONFIG names %s: %w", EnvPrefix, p, err)
+		}
+		return p, nil
+	}
+	candidates := []string{SettingsFileName}
+	if dir, err := os.UserConfigDir(); err == nil {
+		candidates = append(candidates, filepath.Join(dir, "cargoship", SettingsFileName))
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("settings file %s: %w", c, err)
+		}
+	}
+	return "", nil
+}
+
+func (s *Settings) applyFile(f *v1alpha1.Settings) error {
+	setStr(&s.LogLevel, f.LogLevel)
+	setStr(&s.LogFormat, f.LogFormat)
+	setStr(&s.TmpDir, expandHome(f.TmpDir))
+	setStr(&s.CacheDir, expandHome(f.ZarfCache))
+	setStr(&s.CacheDir, expandHome(f.CacheDir))
+	if f.Timeout != "" {
+		d, err := time.ParseDuration(f.Timeout)
+		if err != nil {
+			return fmt.Errorf("timeout: %q is not a duration like 20m", f.Timeout)
+		}
+		s.Timeout = d
+	}
+	if f.Distro == nil {
+		return nil
+	}
+	if f.Distro.OCIConcurrency > 0 {
+		s.OCIConcurrency = f.Distro.OCIConcurrency
+	}
+	if c := f.Distro.Create; c != nil {
+		setStr(&s.Output, expandHome(c.Output))
+	}
+	if in := f.Distro.Install; in != nil {
+		setPtr(&s.Concurrency, in.Concurrency)
+		setPtr(&s.WorkerConcurrency, in.WorkerConcurrency)
+		setPtr(&s.UpdateHosts, in.HostUpdate)
+		setPtr(&s.UpdateFirewall, in.FirewallUpdate)
+	}
+	return nil
+}
+
+func (s *Settings) applyEnv(getenv func(string) string) error {
+	str := map[string]*string{
+		"LOG_LEVEL": &s.LogLevel, "LOG_FORMAT": &s.LogFormat, "TMP_DIR": &s.TmpDir, "CACHE_DIR": &s.CacheDir,
+	}
+	for k, p := range str {
+		setStr(p, getenv(EnvPrefix+k))
+	}
+	ints := map[string]*int{"CONCURRENCY": &s.Concurrency, "WORKER_CONCURRENCY": &s.WorkerConcurrency}
+	for k, p := range ints {
+		if v := getenv(EnvPrefix + k); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s%s=%q: want a whole number, 0 or more", EnvPrefix, k, v)
+			}
+			*p = n
+		}
+	}
+	bools := map[string]*bool{"UPDATE_HOSTS": &s.UpdateHosts, "UPDATE_FIREWALL": &s.UpdateFirewall}
+	for k, p := range bools {
+		if v := getenv(EnvPrefix + k); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s%s=%q: want true or false", EnvPrefix, k, v)
+			}
+			*p = b
+		}
+	}
+	if v := getenv(EnvPrefix + "TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%sTIMEOUT=%q: want a duration like 20m", EnvPrefix, v)
+		}
+		s.Timeout = d
+	}
+	return nil
+}
+
+func setStr(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+func setPtr[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return os.ExpandEnv(p)
+}
