@@ -1,0 +1,126 @@
+package phase
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Change is one thing a phase did, or in a dry run would do, on a host.
+type Change struct {
+	Host  string
+	Phase string
+	What  string
+	Bytes int64 // bytes uploaded for it, when it is an upload
+}
+
+// Report collects changes and phase timings; phases on many hosts add to it
+// concurrently.
+type Report struct {
+	mu      sync.Mutex
+	changes []Change
+	timings []PhaseTiming
+	notes   []string
+}
+
+// PhaseTiming is how one phase ended and how long it took.
+type PhaseTiming struct {
+	Title    string
+	Outcome  string // ran, skipped, reported, unassessed, failed
+	Duration time.Duration
+	Detail   string
+}
+
+// Add records a change.
+func (r *Report) Add(c Change) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.changes = append(r.changes, c)
+}
+
+// Note records a line the summary should carry (e.g. a phase that claimed
+// no host, or a sysctl a host could not set).
+func (r *Report) Note(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
+
+func (r *Report) timing(t PhaseTiming) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timings = append(r.timings, t)
+}
+
+// Changes returns a copy of every change, sorted by host then phase order.
+func (r *Report) Changes() []Change {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := append([]Change(nil), r.changes...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
+
+// Timings returns the phase timings in run order.
+func (r *Report) Timings() []PhaseTiming {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]PhaseTiming(nil), r.timings...)
+}
+
+// Notes returns the notes in the order they were made.
+func (r *Report) Notes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.notes...)
+}
+
+// BytesUploaded sums the bytes every upload change sent.
+func (r *Report) BytesUploaded() int64 {
+	var n int64
+	for _, c := range r.Changes() {
+		n += c.Bytes
+	}
+	return n
+}
+
+// Summary renders the report for a terminal: what changed per host, then
+// time per phase.
+func (r *Report) Summary(dryRun bool) string {
+	var b strings.Builder
+	changes := r.Changes()
+	verb := "changed"
+	if dryRun {
+		verb = "would change"
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(&b, "nothing %s: every host is already as the package and inventory describe\n", map[bool]string{true: "would change", false: "changed"}[dryRun])
+	} else {
+		fmt.Fprintf(&b, "%s:\n", verb)
+		host := ""
+		for _, c := range changes {
+			if c.Host != host {
+				host = c.Host
+				fmt.Fprintf(&b, "  %s\n", host)
+			}
+			fmt.Fprintf(&b, "    [%s] %s\n", c.Phase, c.What)
+		}
+	}
+	if n := r.BytesUploaded(); n > 0 || !dryRun {
+		fmt.Fprintf(&b, "uploaded: %d bytes\n", n)
+	}
+	for _, n := range r.Notes() {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	b.WriteString("phases:\n")
+	for _, t := range r.Timings() {
+		line := fmt.Sprintf("  %-58s %-10s %8s", t.Title, t.Outcome, t.Duration.Round(time.Millisecond))
+		if t.Detail != "" {
+			line += "  " + t.Detail
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+package phase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// cleanupTimeout bounds clean-up after a failure or an interrupt, which runs
+// on a fresh context so an interrupted run still releases its locks.
+const cleanupTimeout = 2 * time.Minute
+
+// Manager walks a phase list over one State.
+type Manager struct {
+	Phases []Phase
+	State  *State
+}
+
+// Run runs every phase in order. In a dry run, read-only phases run, phases
+// with their own dry-run path run it, and every other phase is prepared and
+// reported with the work it would do. On failure, every phase that ran and
+// can clean up does, in reverse order.
+func (m *Manager) Run(ctx context.Context) error {
+	s := m.State
+	var ran []Phase
+	for _, p := range m.Phases {
+		if err := ctx.Err(); err != nil {
+			m.cleanUp(ran)
+			return fmt.Errorf("interrupted before %q: %w", p.Title(), err)
+		}
+		start := time.Now()
+		outcome, detail, err := m.runOne(ctx, p)
+		s.Report.timing(PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
+		if outcome == "ran" || outcome == "dry-run" || err != nil {
+			ran = append(ran, p)
+		}
+		if err != nil {
+			s.Log.Error("phase failed", "phase", p.Title(), "error", err)
+			m.cleanUp(ran)
+			return fmt.Errorf("phase %q: %w", p.Title(), err)
+		}
+	}
+	return nil
+}
+
+// runOne prepares and runs (or reports) one phase and says how it ended.
+func (m *Manager) runOne(ctx context.Context, p Phase) (outcome, detail string, err error) {
+	s := m.State
+	dry := s.Options.DryRun
+	mode := modeOf(p)
+	if pr, ok := p.(Preparer); ok {
+		if err := pr.Prepare(ctx, s); err != nil {
+			if dry && errors.Is(err, ErrUnassessed) {
+				s.Log.Info("unassessed", "phase", p.Title())
+				return "unassessed", err.Error(), nil
+			}
+			return "failed", "", fmt.Errorf("prepare: %w", err)
+		}
+	}
+	if c, ok := p.(Conditional); ok && !c.ShouldRun() {
+		s.Log.Debug("skipped: nothing to do", "phase", p.Title())
+		return "skipped", "", nil
+	}
+	switch {
+	case !dry:
+		s.Log.Info("running phase", "phase", p.Title())
+		if err := p.Run(ctx); err != nil {
+			return "failed", "", err
+		}
+		return "ran", "", nil
+	case mode == ReadOnly:
+		s.Log.Info("running phase (reads only)", "phase", p.Title())
+		if err := p.Run(ctx); err != nil {
+			return "failed", "", err
+		}
+		return "ran", "", nil
+	case mode == OwnDryRun:
+		if d, ok := p.(DryRunner); ok {
+			if err := d.DryRun(ctx); err != nil {
+				return "failed", "", err
+			}
+		}
+		return "dry-run", "", nil
+	}
+	return m.report(ctx, p)
+}
+
+// report lists a reported phase's work without running it.
+func (m *Manager) report(ctx context.Context, p Phase) (string, string, error) {
+	s := m.State
+	pl, ok := p.(Planner)
+	if !ok {
+		s.Report.Add(Change{Host: "(cluster)", Phase: p.Title(), What: "would run"})
+		return "reported", "", nil
+	}
+	changes, err := pl.Plan(ctx)
+	if errors.Is(err, ErrUnassessed) {
+		return "unassessed", err.Error(), nil
+	}
+	if err != nil {
+		return "failed", "", fmt.Errorf("plan: %w", err)
+	}
+	for _, c := range changes {
+		c.Phase = p.Title()
+		s.Report.Add(c)
+	}
+	s.Log.Info("reported", "phase", p.Title(), "changes", len(changes))
+	return "reported", fmt.Sprintf("%d change(s)", len(changes)), nil
+}
+
+// cleanUp gives every phase that ran a chance to release what it holds.
+func (m *Manager) cleanUp(ran []Phase) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	for i := len(ran) - 1; i >= 0; i-- {
+		if c, ok := ran[i].(CleanUpper); ok {
+			m.State.Log.Debug("cleaning up", "phase", ran[i].Title())
+			c.CleanUp(ctx)
+		}
+	}
+}
+
+// logger returns the state's logger, or a discarding one.
+func (s *State) logger() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
