@@ -1,0 +1,199 @@
+//go:build mage
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/magefile/mage/mg"
+
+	testfleet "github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// Dev holds targets for working on cargoship locally.
+type Dev mg.Namespace
+
+// FleetUp brings up a test fleet of container hosts and writes its inventory. Flags: -control=1 -worker=2 -infra=0 -fleet=dev -image=extra|base -timeout=5m -backend=container.
+func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *string, image *string, timeout *time.Duration, backend *string) error {
+	fleetLogging()
+	spec := testfleet.Spec{
+		Name:    fleetOr(fleet, "dev"),
+		Control: intOr(control, 1),
+		Worker:  intOr(worker, 2),
+		Infra:   intOr(infra, 0),
+		Image:   fleetOr(image, testfleet.ImageExtra),
+	}
+	if timeout != nil {
+		spec.Timeout = *timeout
+	}
+	p, err := testfleet.Backend(fleetOr(backend, ""))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "Bringing up fleet %s: %d controller, %d worker, %d infra host(s), image %s\n",
+		spec.Name, spec.Control, spec.Worker, spec.Infra, spec.Image)
+	f, err := p.Up(ctx, spec)
+	if f != nil {
+		fleetPrint(ctx, p, f.Name)
+		fmt.Printf("\nInventory: %s\n", fleetRel(f.InventoryPath))
+		if len(f.Hosts) > 0 {
+			fmt.Printf("SSH:       ssh %s\n", strings.Join(fleetRelArgs(testfleet.SSHArgs(f, f.Hosts[0], testfleet.UserRoot)[1:]), " "))
+		}
+		fmt.Printf("Sudo:      user %s, password %s\n", f.SudoUser, f.SudoPassword)
+	}
+	return err
+}
+
+// FleetDown stops a fleet and removes every trace of it (safe to repeat). Flags: -fleet=dev -backend=container.
+func (Dev) FleetDown(ctx context.Context, fleet *string, backend *string) error {
+	fleetLogging()
+	p, err := testfleet.Backend(fleetOr(backend, ""))
+	if err != nil {
+		return err
+	}
+	return p.Down(ctx, fleetOr(fleet, "dev"))
+}
+
+// FleetList shows the fleets that are up (or left over) and their hosts. Flags: -fleet=NAME to show one, -backend=container.
+func (Dev) FleetList(ctx context.Context, fleet *string, backend *string) error {
+	fleetLogging()
+	p, err := testfleet.Backend(fleetOr(backend, ""))
+	if err != nil {
+		return err
+	}
+	return fleetPrint(ctx, p, fleetOr(fleet, ""))
+}
+
+// FleetShell opens a root shell on one host of a fleet: mage dev:fleetShell kc0 [-fleet=dev].
+func (Dev) FleetShell(ctx context.Context, host string, fleet *string, backend *string) error {
+	fleetLogging()
+	p, err := testfleet.Backend(fleetOr(backend, ""))
+	if err != nil {
+		return err
+	}
+	return p.Shell(ctx, fleetOr(fleet, "dev"), host)
+}
+
+// FleetImage builds (when missing or stale) and verifies the cached rootfs layers the container fleet boots from.
+func (Dev) FleetImage(ctx context.Context) error {
+	fleetLogging()
+	im, err := testfleet.EnsureImage(ctx, testfleet.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("base layer:  %s\nextra layer: %s\n", im.Base, im.Extra)
+	return nil
+}
+
+// fleetPrint writes the table of one fleet (name != "") or of all fleets.
+func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
+	all, err := p.List(ctx)
+	if err != nil {
+		return err
+	}
+	shown := 0
+	for _, s := range all {
+		if name != "" && s.Name != name {
+			continue
+		}
+		shown++
+		fmt.Printf("fleet %s (%s) %s\n", s.Name, s.Backend, fleetRel(s.Dir))
+		if len(s.Hosts) > 0 {
+			tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "HOST\tROLE\tPROFILE\tSTATE\tADDRESS")
+			for _, h := range s.Hosts {
+				state := h.State
+				if h.PID > 0 {
+					state = fmt.Sprintf("%s (pid %d)", h.State, h.PID)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Profile, state, h.Address)
+			}
+			tw.Flush()
+		}
+		for _, pr := range s.Problems {
+			fmt.Printf("  problem: %s (mage dev:fleetDown -fleet=%s cleans up)\n", pr, s.Name)
+		}
+	}
+	if shown == 0 {
+		if name != "" {
+			fmt.Printf("fleet %s is not up\n", name)
+		} else {
+			fmt.Println("no fleets are up")
+		}
+	}
+	return nil
+}
+
+// fleetLogging prints the fleet's progress lines plainly ("  ready: kc0
+// 2.6s"), since a person reads them while waiting.
+func fleetLogging() { slog.SetDefault(slog.New(fleetLineHandler{})) }
+
+type fleetLineHandler struct{ attrs []slog.Attr }
+
+func (fleetLineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+func (h fleetLineHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("  ")
+	if r.Level >= slog.LevelWarn {
+		b.WriteString(r.Level.String() + ": ")
+	}
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true }
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	fmt.Fprintln(os.Stderr, b.String())
+	return nil
+}
+func (h fleetLineHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return fleetLineHandler{attrs: append(append([]slog.Attr{}, h.attrs...), as...)}
+}
+func (h fleetLineHandler) WithGroup(string) slog.Handler { return h }
+
+func fleetOr(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// fleetRel shortens a path under the working directory for display.
+func fleetRel(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func fleetRelArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(v, "/") {
+			out[i] = k + "=" + fleetRel(v)
+		} else if strings.HasPrefix(a, "/") {
+			out[i] = fleetRel(a)
+		} else {
+			out[i] = a
+		}
+	}
+	return out
+}

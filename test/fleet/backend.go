@@ -1,0 +1,161 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Options configure a backend. The zero value uses the defaults.
+type Options struct {
+	// StateDir holds one directory per fleet. Default: $CARGOSHIP_FLEET_DIR,
+	// else build/fleet under the repository root (found from the working
+	// directory), else build/fleet under the working directory.
+	StateDir string
+	// CacheDir holds the rootfs layers, the .deb cache and the cached host
+	// keys. Default: $CARGOSHIP_FLEET_CACHE, else
+	// $XDG_CACHE_HOME/cargoship/fleet (~/.cache/cargoship/fleet).
+	CacheDir string
+	// Logger receives progress lines ("ready: kc0 2.6s"). Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// ErrNotBuilt is returned for a backend that is planned but not written yet.
+var ErrNotBuilt = errors.New("backend not built yet")
+
+// Factory makes a backend from options.
+type Factory func(Options) (Provider, error)
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]Factory{}
+)
+
+// Register adds a backend under name. It is the seam for backends that live
+// in other files or packages (the "inventory" backend, which drives a user's
+// own hosts, is expected to register itself here).
+func Register(name string, f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	registry[name] = f
+}
+
+func init() {
+	Register("container", func(o Options) (Provider, error) {
+		c, err := NewContainer(o)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
+	Register("microvm", func(Options) (Provider, error) {
+		return nil, fmt.Errorf("fleet backend %q: %w (use %q)", "microvm", ErrNotBuilt, "container")
+	})
+}
+
+// DefaultBackend is used when Backend is given an empty name and
+// CARGOSHIP_FLEET_BACKEND is unset.
+const DefaultBackend = "container"
+
+// Backend returns the named backend with default options.
+func Backend(name string) (Provider, error) { return NewBackend(name, Options{}) }
+
+// NewBackend returns the named backend ("" means $CARGOSHIP_FLEET_BACKEND,
+// else DefaultBackend).
+func NewBackend(name string, opts Options) (Provider, error) {
+	if name == "" {
+		name = os.Getenv("CARGOSHIP_FLEET_BACKEND")
+	}
+	if name == "" {
+		name = DefaultBackend
+	}
+	registryMu.Lock()
+	f, ok := registry[name]
+	var names []string
+	for n := range registry {
+		names = append(names, n)
+	}
+	registryMu.Unlock()
+	if !ok {
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown fleet backend %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	return f(opts)
+}
+
+// withDefaults fills in the zero fields of o.
+func (o Options) withDefaults() (Options, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.StateDir == "" {
+		o.StateDir = os.Getenv("CARGOSHIP_FLEET_DIR")
+	}
+	if o.StateDir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return o, err
+		}
+		o.StateDir = filepath.Join(root, "build", "fleet")
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = os.Getenv("CARGOSHIP_FLEET_CACHE")
+	}
+	if o.CacheDir == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			return o, fmt.Errorf("no cache dir (set CARGOSHIP_FLEET_CACHE): %w", err)
+		}
+		o.CacheDir = filepath.Join(uc, "cargoship", "fleet")
+	}
+	var err error
+	if o.StateDir, err = filepath.Abs(o.StateDir); err != nil {
+		return o, err
+	}
+	if o.CacheDir, err = filepath.Abs(o.CacheDir); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// modulePath identifies the repository root's go.mod.
+const modulePath = "github.com/colonel-byte/cargoship"
+
+// repoRoot walks up from the working directory to the go.mod of this
+// module, so `go test ./test/fleet` (run in test/fleet) and mage (run at the
+// root) agree on where build/fleet is.
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == modulePath {
+					return d, nil
+				}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return wd, nil
+		}
+	}
+}
+
+// EnsureImage builds (if missing or stale) and verifies the container
+// backend's rootfs layers.
+func EnsureImage(ctx context.Context, opts Options) (Image, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return Image{}, err
+	}
+	b := &imageBuilder{cache: o.CacheDir, log: o.Logger}
+	return b.ensure(ctx)
+}

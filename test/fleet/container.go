@@ -1,0 +1,482 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Container is the systemd-nspawn backend: each host is a container with
+// systemd as PID 1 on an overlay over the cached rootfs layers, in its own
+// network namespace with a veth on the fleet's bridge.
+type Container struct {
+	opts Options
+}
+
+// NewContainer returns the container backend.
+func NewContainer(opts Options) (*Container, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Container{opts: o}, nil
+}
+
+var _ Provider = (*Container)(nil)
+
+const backendContainer = "container"
+
+// stopGrace is how long Down waits for a clean poweroff before killing.
+const stopGrace = 10 * time.Second
+
+func (c *Container) fleetDir(name string) string { return filepath.Join(c.opts.StateDir, name) }
+
+// lockFleet serialises Up and Down of one fleet name. The lock file lives
+// beside the fleet dir, not in it, because Down deletes the fleet dir.
+func (c *Container) lockFleet(ctx context.Context, name string) (*fileLock, error) {
+	return acquireLock(ctx, filepath.Join(c.opts.StateDir, "."+name+".lock"), "fleet "+name, c.opts.Logger)
+}
+
+// Up brings a fleet up. See Provider.
+func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
+	log := c.opts.Logger
+	if spec.Image == "" {
+		spec.Image = ImageExtra
+	}
+	if spec.Timeout <= 0 {
+		spec.Timeout = DefaultTimeout
+	}
+	if err := validateName(spec.Name); err != nil {
+		return nil, err
+	}
+	names, err := planHosts(spec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Image != ImageBase && spec.Image != ImageExtra {
+		return nil, fmt.Errorf("fleet %q: unknown image %q (want %q or %q)", spec.Name, spec.Image, ImageBase, ImageExtra)
+	}
+	lock, err := c.lockFleet(ctx, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+
+	dir := c.fleetDir(spec.Name)
+	if found := c.leftovers(ctx, spec.Name); len(found) > 0 {
+		return nil, fmt.Errorf("fleet %q is already up (%s); run Down first (mage dev:fleetDown -fleet=%s)",
+			spec.Name, strings.Join(found, "; "), spec.Name)
+	}
+	avail, err := memAvailableMiB()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMemory(spec, len(names), avail); err != nil {
+		return nil, err
+	}
+	im, err := EnsureImage(ctx, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("fleet %q: rootfs: %w", spec.Name, err)
+	}
+	lowers, _ := im.Lowers(spec.Image)
+
+	start := time.Now()
+	f, paths, err := c.create(ctx, spec, dir, lowers)
+	if err != nil {
+		// Nothing booted yet, so nothing is worth inspecting: roll back.
+		if derr := c.down(ctx, spec.Name, dir); derr != nil {
+			err = errors.Join(err, fmt.Errorf("rolling back: %w", derr))
+		}
+		return nil, err
+	}
+	pids := map[string]int{}
+	for _, h := range f.Hosts {
+		pids[h.Name] = readPid(paths[h.Name].pid)
+	}
+	log.Info(fmt.Sprintf("started %d host(s) of fleet %s in %s; waiting for them, up to %s", len(f.Hosts), f.Name, since(start), spec.Timeout))
+	wctx, cancel := context.WithTimeout(ctx, spec.Timeout)
+	defer cancel()
+	if err := waitReady(wctx, f, paths, pids, log, start); err != nil {
+		// Left up on purpose: a host that does not come up is one worth
+		// logging into. Down removes it.
+		return f, fmt.Errorf("fleet %q did not come up (it is left up for inspection; Down removes it): %w", f.Name, err)
+	}
+	log.Info(fmt.Sprintf("fleet %s up: %d host(s) in %s; inventory %s", f.Name, len(f.Hosts), since(start), f.InventoryPath))
+	return f, nil
+}
+
+// create makes the fleet's files, network and hosts, and starts the hosts.
+func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []string) (*Fleet, map[string]hostPaths, error) {
+	if err := removeTree(dir); err != nil { // leftovers were ruled out: this is stale files only
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, hostsDir), 0o755); err != nil {
+		return nil, nil, err
+	}
+	// build/fleet holds root-owned host trees; keep them out of git.
+	_ = os.WriteFile(filepath.Join(c.opts.StateDir, ".gitignore"), []byte("*\n"), 0o644)
+
+	if err := newFleetKey(filepath.Join(dir, keyFile), spec.Name); err != nil {
+		return nil, nil, fmt.Errorf("fleet %q: key: %w", spec.Name, err)
+	}
+	pubBytes, err := os.ReadFile(filepath.Join(dir, keyFile+".pub"))
+	if err != nil {
+		return nil, nil, err
+	}
+	password, err := newPassword()
+	if err != nil {
+		return nil, nil, err
+	}
+	names, _ := planHosts(spec, 0)
+	keyDirs := map[string]string{}
+	pubKeys := map[string][]ssh.PublicKey{}
+	for _, h := range names {
+		kd, err := ensureHostKeys(c.opts.CacheDir, spec.Name, h.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys, err := hostPublicKeys(kd)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", h.Name, err)
+		}
+		keyDirs[h.Name], pubKeys[h.Name] = kd, keys
+	}
+
+	st := &fleetState{
+		Name: spec.Name, Backend: backendContainer, Image: spec.Image, Lowers: lowers,
+		Bridge: bridgeName(spec.Name), SudoPassword: password, Created: time.Now().UTC(),
+	}
+	if err := c.createNetwork(ctx, spec, dir, st, pubKeys); err != nil {
+		return nil, nil, err
+	}
+	f := fleetFromState(dir, st)
+	if err := writeFleetFiles(f, pubKeys); err != nil {
+		return nil, nil, err
+	}
+	paths := map[string]hostPaths{}
+	for _, h := range st.Hosts {
+		p := pathsFor(dir, h.Name)
+		paths[h.Name] = p
+		if err := prepareHost(ctx, st, p, h, keyDirs[h.Name], string(pubBytes)); err != nil {
+			return nil, nil, err
+		}
+		if _, err := startHost(p, netnsName(spec.Name, h.Name), h); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, paths, nil
+}
+
+// createNetwork picks the fleet's /24, records the state (before creating
+// anything, so a crash from here on leaves something Down can read) and
+// creates the bridge and every host's namespace.
+func (c *Container) createNetwork(ctx context.Context, spec Spec, dir string, st *fleetState, pubKeys map[string][]ssh.PublicKey) error {
+	nl, err := acquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
+	if err != nil {
+		return err
+	}
+	defer nl.release()
+	used, err := usedOctets(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Octet, err = chooseOctet(spec.Name, used); err != nil {
+		return err
+	}
+	if st.Hosts, err = planHosts(spec, st.Octet); err != nil {
+		return err
+	}
+	for i, h := range st.Hosts {
+		st.Hosts[i].HostKey = authorizedKey(pubKeys[h.Name][0], "") // ed25519 comes first
+	}
+	if err := writeState(dir, st); err != nil {
+		return err
+	}
+	gw := gatewayAddr(st.Octet)
+	if err := createBridge(ctx, st.Bridge, gw); err != nil {
+		return err
+	}
+	for _, h := range st.Hosts {
+		if err := createHostNet(ctx, h.Name, netnsName(spec.Name, h.Name), vethName(spec.Name, h.Name), st.Bridge, h.Address, gw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leftovers lists what of a fleet exists on this machine: its state, its
+// processes, mounts, namespaces and links. Empty means the fleet is down.
+func (c *Container) leftovers(ctx context.Context, name string) []string {
+	var found []string
+	dir := c.fleetDir(name)
+	if fileExists(filepath.Join(dir, stateFile)) {
+		found = append(found, "state in "+dir)
+	}
+	if ps := fleetProcs(name); len(ps) > 0 {
+		found = append(found, fmt.Sprintf("%d systemd-nspawn process(es)", len(ps)))
+	}
+	if ms, _ := mountsUnder(dir); len(ms) > 0 {
+		found = append(found, fmt.Sprintf("%d mount(s) under %s", len(ms), dir))
+	}
+	if ns := listNetns(netnsPrefix(name)); len(ns) > 0 {
+		found = append(found, "network namespaces "+strings.Join(ns, ", "))
+	}
+	links, _ := listLinks(ctx, vethPrefix(name))
+	if linkExists(ctx, bridgeName(name)) {
+		links = append(links, bridgeName(name))
+	}
+	if len(links) > 0 {
+		found = append(found, "links "+strings.Join(links, ", "))
+	}
+	return found
+}
+
+// Get returns a fleet that is up.
+func (c *Container) Get(ctx context.Context, name string) (*Fleet, error) {
+	if err := validateName(name); err != nil {
+		return nil, err
+	}
+	dir := c.fleetDir(name)
+	st, err := readState(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("fleet %q is not up (no %s)", name, filepath.Join(dir, stateFile))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fleetFromState(dir, st), nil
+}
+
+// Down removes a fleet. See Provider.
+func (c *Container) Down(ctx context.Context, name string) error {
+	if err := validateName(name); err != nil {
+		return err
+	}
+	lock, err := c.lockFleet(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	dir := c.fleetDir(name)
+	found := c.leftovers(ctx, name)
+	if len(found) == 0 {
+		c.opts.Logger.Info(fmt.Sprintf("fleet %s is not up; nothing to remove", name))
+		return removeTree(dir)
+	}
+	start := time.Now()
+	if err := c.down(ctx, name, dir); err != nil {
+		return fmt.Errorf("fleet %q down: %w", name, err)
+	}
+	c.opts.Logger.Info(fmt.Sprintf("fleet %s down in %s", name, since(start)))
+	return nil
+}
+
+// down stops and removes everything of a fleet. It works from names, not
+// from the state file, so it also cleans up after a run that crashed before
+// (or while) writing it.
+func (c *Container) down(ctx context.Context, name, dir string) error {
+	var errs []error
+	c.stopHosts(name)
+	if err := unmountUnder(dir); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.removeNetwork(ctx, name); err != nil {
+		errs = append(errs, err)
+	}
+	cleanNspawnRuntime(netnsPrefix(name))
+	if err := removeTree(dir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// stopHosts asks every host to power off (SIGTERM to systemd-nspawn makes it
+// shut the container down cleanly), and kills what is left after stopGrace.
+func (c *Container) stopHosts(name string) {
+	procs := fleetProcs(name)
+	var all []int
+	for _, p := range procs {
+		all = append(all, p.PID)
+		if p.Comm == "systemd-nspawn" {
+			_ = syscall.Kill(p.PID, syscall.SIGTERM)
+		}
+	}
+	if len(procs) > 0 {
+		c.opts.Logger.Info(fmt.Sprintf("stopping fleet %s: %d process(es)", name, len(procs)))
+	}
+	if waitGone(all, stopGrace) {
+		// A crashed run can leave a host's processes without their
+		// nspawn; they are found by their network namespace.
+		killAll(procsInNetns(listNetns(netnsPrefix(name))))
+		return
+	}
+	c.opts.Logger.Warn(fmt.Sprintf("fleet %s: hosts did not power off in %s; killing them", name, stopGrace))
+	// The loops first, or they would start a fresh nspawn; then the hosts'
+	// own processes; then nspawn.
+	for _, p := range procs {
+		if p.Comm != "systemd-nspawn" {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	}
+	killAll(procsInNetns(listNetns(netnsPrefix(name))))
+	for _, p := range fleetProcs(name) {
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	}
+	waitGone(all, 5*time.Second)
+}
+
+func killAll(pids []int) {
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	waitGone(pids, 5*time.Second)
+}
+
+// removeNetwork deletes the fleet's namespaces, veths and bridge. Deleting a
+// namespace takes its eth0 and so the veth pair with it; the link sweep
+// catches pairs whose namespace was already gone.
+func (c *Container) removeNetwork(ctx context.Context, name string) error {
+	nl, err := acquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
+	if err != nil {
+		return err
+	}
+	defer nl.release()
+	var errs []error
+	for _, ns := range listNetns(netnsPrefix(name)) {
+		if err := deleteNetns(ctx, ns); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	links, err := listLinks(ctx, vethPrefix(name))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, l := range append(links, bridgeName(name)) {
+		if err := deleteLink(ctx, l); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	tidyNetnsDir()
+	return errors.Join(errs...)
+}
+
+// cleanNspawnRuntime removes what nspawn leaves in /run for the fleet's
+// machines, and its lock files once no nspawn runs at all (a killed nspawn
+// leaves them behind).
+func cleanNspawnRuntime(machinePrefix string) {
+	const rt = "/run/systemd/nspawn"
+	if ms, _ := filepath.Glob(filepath.Join(rt, "propagate", machinePrefix+"*")); len(ms) > 0 {
+		for _, m := range ms {
+			_ = os.RemoveAll(m)
+		}
+	}
+	nspawnRunning := false
+	for _, p := range listProcs() {
+		if p.Comm == "systemd-nspawn" {
+			nspawnRunning = true
+			break
+		}
+	}
+	if !nspawnRunning {
+		locks, _ := filepath.Glob(filepath.Join(rt, "locks", "inode-*"))
+		for _, l := range locks {
+			_ = os.Remove(l)
+		}
+	}
+	for _, d := range []string{filepath.Join(rt, "propagate"), filepath.Join(rt, "locks"), rt} {
+		_ = os.Remove(d) // only if empty
+	}
+}
+
+// List reports the fleets in the state dir, and fleets known only from
+// leftovers (network namespaces named cs-<fleet>-<host>).
+func (c *Container) List(ctx context.Context) ([]Status, error) {
+	var out []Status
+	seen := map[string]bool{}
+	entries, err := os.ReadDir(c.opts.StateDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || validateName(e.Name()) != nil {
+			continue
+		}
+		dir := c.fleetDir(e.Name())
+		st, err := readState(dir)
+		if err != nil {
+			if found := c.leftovers(ctx, e.Name()); len(found) > 0 {
+				out = append(out, Status{Name: e.Name(), Backend: backendContainer, Dir: dir, Problems: append([]string{"no state file"}, found...)})
+				seen[e.Name()] = true
+			}
+			continue
+		}
+		seen[st.Name] = true
+		s := Status{Name: st.Name, Backend: backendContainer, Dir: dir}
+		for _, h := range st.Hosts {
+			hs := HostStatus{Host: h, State: "stopped"}
+			if pid := readPid(pathsFor(dir, h.Name).pid); alive(pid) {
+				hs.State, hs.PID = "running", pid
+			} else {
+				s.Problems = append(s.Problems, h.Name+" is not running")
+			}
+			s.Hosts = append(s.Hosts, hs)
+		}
+		out = append(out, s)
+	}
+	orphans := map[string]bool{}
+	for _, ns := range listNetns("cs-") {
+		if parts := strings.SplitN(ns, "-", 3); len(parts) == 3 && !seen[parts[1]] {
+			orphans[parts[1]] = true
+		}
+	}
+	for name := range orphans {
+		out = append(out, Status{Name: name, Backend: backendContainer, Dir: c.fleetDir(name),
+			Problems: append([]string{"leftovers without state"}, c.leftovers(ctx, name)...)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Shell opens an interactive root shell on a host with OpenSSH, checking the
+// host key against the fleet's known_hosts.
+func (c *Container) Shell(ctx context.Context, name, host string) error {
+	f, err := c.Get(ctx, name)
+	if err != nil {
+		return err
+	}
+	h, err := f.Host(host)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "ssh", SSHArgs(f, h, UserRoot)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() != 255 {
+			return nil // the shell's own exit status: not a harness failure
+		}
+		return fmt.Errorf("%s: ssh: %w", host, err)
+	}
+	return nil
+}
+
+// SSHArgs returns the arguments for OpenSSH's ssh to log in to a host as
+// user: the fleet key only, and strict host key checking against the
+// fleet's known_hosts.
+func SSHArgs(f *Fleet, h Host, user string) []string {
+	return []string{
+		"-t", "-i", f.KeyPath, "-o", "IdentitiesOnly=yes",
+		"-o", "UserKnownHostsFile=" + f.KnownHostsPath, "-o", "GlobalKnownHostsFile=/dev/null",
+		"-o", "StrictHostKeyChecking=yes", "-o", "LogLevel=ERROR",
+		user + "@" + h.Address,
+	}
+}

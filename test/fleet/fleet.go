@@ -1,0 +1,146 @@
+// Package fleet brings up fleets of Linux hosts on this machine for tests
+// that need real hosts: systemd as PID 1, sshd, sudo, their own address,
+// firewall and hostname. cargoship installs Kubernetes over SSH, so every
+// phase it runs needs something to SSH into.
+//
+// A backend provides the hosts. The container backend (the default) runs
+// each host as a systemd-nspawn container in its own network namespace on a
+// per-fleet bridge; see docs/fleet.md for what such a host can and cannot do
+// compared with a VM.
+//
+//	p, _ := fleet.Backend("container")
+//	f, err := p.Up(ctx, fleet.Spec{Name: "dev", Control: 1, Worker: 2})
+//	out, _, err := f.Run(ctx, "kc0", "root", "hostname")
+//	defer p.Down(ctx, "dev")
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Users every host has.
+const (
+	// UserRoot logs in with the fleet key.
+	UserRoot = "root"
+	// UserTester logs in with the fleet key and has passwordless sudo.
+	UserTester = "tester"
+	// UserSudoPassword logs in with the fleet key; its sudo asks for the
+	// fleet's SudoPassword, for testing the sudo-with-password path.
+	UserSudoPassword = "sudopw"
+)
+
+// Roles and profiles as the cluster document spells them.
+const (
+	RoleController = "controller"
+	RoleWorker     = "worker"
+	ProfileInfra   = "infra"
+)
+
+// DefaultTimeout bounds a whole bring-up's wait for its hosts, not each host:
+// all hosts are started before any is waited on.
+const DefaultTimeout = 5 * time.Minute
+
+// Spec says what fleet to bring up.
+type Spec struct {
+	// Name identifies the fleet (e.g. "dev", "e2e"): lower-case letters
+	// and digits, starting with a letter, at most 12 characters. Fleets
+	// with different names coexist.
+	Name string
+	// Control, Worker and Infra count hosts: kc0.. are controllers, kw0..
+	// workers, ki0.. workers with profile "infra".
+	Control, Worker, Infra int
+	// Image is ImageBase or ImageExtra (the default).
+	Image string
+	// Timeout bounds the wait for every host to be ready; DefaultTimeout
+	// when zero. Building the rootfs the first time is not counted.
+	Timeout time.Duration
+}
+
+// Host is one machine of a fleet.
+type Host struct {
+	Name    string // hostname, e.g. kc0
+	Address string // private address; also where SSH answers
+	Role    string // RoleController or RoleWorker
+	Profile string // controller, worker or infra
+	// HostKey is the host's ed25519 public key in authorized_keys form.
+	HostKey string
+}
+
+// Fleet is a fleet that is up.
+type Fleet struct {
+	Name    string
+	Backend string
+	Dir     string // state directory: keys, inventory, per-host dirs
+	Hosts   []Host
+
+	KeyPath        string // private key for root, tester and sudopw
+	KnownHostsPath string // every host's keys, for strict host key checking
+	InventoryPath  string // cargoship cluster document
+	// SudoUser's sudo needs SudoPassword (generated per fleet).
+	SudoUser     string
+	SudoPassword string
+
+	Subnet  string // e.g. 10.78.12.0/24
+	Gateway string // the bridge's address on the subnet
+	Bridge  string // host-side bridge name
+
+	ssh sshClientCache
+}
+
+// Host returns the named host.
+func (f *Fleet) Host(name string) (Host, error) {
+	for _, h := range f.Hosts {
+		if h.Name == name {
+			return h, nil
+		}
+	}
+	return Host{}, fmt.Errorf("fleet %q has no host %q", f.Name, name)
+}
+
+// Role returns the hosts with the given role, in fleet order.
+func (f *Fleet) Role(role string) []Host {
+	var out []Host
+	for _, h := range f.Hosts {
+		if h.Role == role {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Provider is a fleet backend.
+type Provider interface {
+	// Up brings a fleet up, waits until every host is ready, and writes
+	// its inventory. It refuses a fleet of that name that is already up.
+	Up(ctx context.Context, spec Spec) (*Fleet, error)
+	// Get returns a fleet that is up.
+	Get(ctx context.Context, name string) (*Fleet, error)
+	// Down removes a fleet and every trace of it. Down of a fleet that is
+	// not up is a no-op.
+	Down(ctx context.Context, name string) error
+	// List reports the fleets this backend knows of.
+	List(ctx context.Context) ([]Status, error)
+	// Shell opens an interactive root shell on one host, on this
+	// process's terminal.
+	Shell(ctx context.Context, name, host string) error
+}
+
+// Status describes a fleet for List.
+type Status struct {
+	Name    string
+	Backend string
+	Dir     string
+	Hosts   []HostStatus
+	// Problems lists leftovers found without a complete state (a crashed
+	// run): Down cleans them up.
+	Problems []string
+}
+
+// HostStatus is a host's role, address and whether it is running.
+type HostStatus struct {
+	Host
+	State string // "running", "stopped"
+	PID   int    // the host's supervisor process, when running
+}

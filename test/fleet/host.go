@@ -1,0 +1,210 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// hostPaths are a host's files under the fleet dir.
+type hostPaths struct {
+	root    string // hosts/<name>
+	upper   string // overlay upper: everything the host changed
+	work    string // overlay work dir
+	merged  string // the host's root filesystem
+	console string // nspawn's output: the boot log, then the console
+	pid     string // the supervisor loop's pid
+}
+
+func pathsFor(fleetDir, host string) hostPaths {
+	r := filepath.Join(fleetDir, hostsDir, host)
+	return hostPaths{
+		root: r, upper: filepath.Join(r, "upper"), work: filepath.Join(r, "work"),
+		merged: filepath.Join(r, "merged"), console: filepath.Join(r, "console.log"),
+		pid: filepath.Join(r, "pid"),
+	}
+}
+
+// prepareHost mounts a host's overlay and gives it its identity: hostname,
+// /etc/hosts, its cached SSH host keys, the fleet key for every login user,
+// and the fleet's sudo password for sudopw. All of it lands in the host's
+// upper dir; the shared layers are never written.
+func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostKeyDir, fleetPub string) error {
+	for _, d := range []string{p.upper, p.work, p.merged} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+	}
+	if err := mountOverlay(st.Lowers, p.upper, p.work, p.merged); err != nil {
+		return fmt.Errorf("%s: %w", h.Name, err)
+	}
+	m := p.merged
+	files := []layerFile{
+		{"etc/hostname", 0o644, h.Name + "\n"},
+		{"etc/hosts", 0o644, fmt.Sprintf("127.0.0.1\tlocalhost\n%s\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n", h.Address, h.Name)},
+	}
+	for _, t := range hostKeyTypes {
+		for _, suffix := range []string{"", ".pub"} {
+			name := "ssh_host_" + t + "_key" + suffix
+			b, err := os.ReadFile(filepath.Join(hostKeyDir, name))
+			if err != nil {
+				return fmt.Errorf("%s: host key: %w", h.Name, err)
+			}
+			mode := os.FileMode(0o600) // sshd refuses a private host key others can read
+			if suffix != "" {
+				mode = 0o644
+			}
+			files = append(files, layerFile{"etc/ssh/" + name, mode, string(b)})
+		}
+	}
+	for _, f := range files {
+		if err := writeFileMode(filepath.Join(m, f.Path), f.Content, f.Mode); err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+	}
+	users, err := readPasswd(filepath.Join(m, "etc/passwd"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.Name, err)
+	}
+	for _, name := range append([]string{UserRoot}, fleetUsers...) {
+		u, ok := users[name]
+		if !ok {
+			return fmt.Errorf("%s: user %s missing from the image (stale rootfs? run dev:fleetImage)", h.Name, name)
+		}
+		dir := filepath.Join(m, u.home, ".ssh")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+		ak := filepath.Join(dir, "authorized_keys")
+		if err := writeFileMode(ak, fleetPub, 0o600); err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+		for _, f := range []string{dir, ak} {
+			if err := os.Lchown(f, u.uid, u.gid); err != nil {
+				return fmt.Errorf("%s: %w", h.Name, err)
+			}
+		}
+	}
+	// chpasswd inside the host's own tree hashes the password the way its
+	// PAM expects (yescrypt on bookworm); nothing on this machine has to
+	// know the scheme.
+	if _, err := commandInput(ctx, UserSudoPassword+":"+st.SudoPassword+"\n", "chroot", m, "/usr/sbin/chpasswd"); err != nil {
+		return fmt.Errorf("%s: set %s password: %w", h.Name, UserSudoPassword, err)
+	}
+	return nil
+}
+
+// writeFileMode writes a file with exactly mode (os.WriteFile's is masked
+// by the umask, and leaves the mode of an existing file alone).
+func writeFileMode(path, content string, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		return err
+	}
+	return os.Chmod(path, mode)
+}
+
+type passwdEntry struct {
+	uid, gid int
+	home     string
+}
+
+func readPasswd(path string) (map[string]passwdEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]passwdEntry{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fl := strings.Split(sc.Text(), ":")
+		if len(fl) < 7 {
+			continue
+		}
+		uid, err1 := strconv.Atoi(fl[2])
+		gid, err2 := strconv.Atoi(fl[3])
+		if err1 == nil && err2 == nil {
+			out[fl[0]] = passwdEntry{uid: uid, gid: gid, home: fl[5]}
+		}
+	}
+	return out, sc.Err()
+}
+
+// supervisorLoop restarts nspawn when the host reboots: `reboot` inside a
+// host makes systemd-nspawn exit with 133, any other exit (poweroff, a
+// SIGTERM from Down) ends the loop. It is a few lines of sh rather than a
+// Go process because the hosts must outlive the test or mage process that
+// started them.
+const supervisorLoop = `while :; do "$@"; rc=$?; echo "cargoship-fleet: systemd-nspawn exited $rc"; [ "$rc" -eq 133 ] || exit "$rc"; done`
+
+// nspawnArgs is the host's systemd-nspawn command line.
+func nspawnArgs(p hostPaths, netns string, h Host) []string {
+	return []string{
+		"--boot", "--directory=" + p.merged,
+		"--machine=" + netns, "--hostname=" + h.Name,
+		// Without --private-network nspawn drops CAP_NET_ADMIN and mounts
+		// /proc/sys/net read-only even inside the given namespace: nft
+		// and sysctl in the host would then fail.
+		netnsArg(netns), "--private-network",
+		// This machine's PID 1 is not systemd and there is no machined:
+		// registering or creating a scope fails with "Failed to open
+		// system bus".
+		"--register=no", "--keep-unit",
+		"--console=passive", "--link-journal=no",
+		// nspawn's seccomp filter blocks fanotify, which fapolicyd needs.
+		"--system-call-filter=fanotify_init", "--system-call-filter=fanotify_mark",
+	}
+}
+
+// startHost starts a host's supervisor loop detached (own session, output
+// to the console log) and records its pid.
+func startHost(p hostPaths, netns string, h Host) (int, error) {
+	console, err := os.OpenFile(p.console, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", h.Name, err)
+	}
+	defer console.Close()
+	args := append([]string{"-c", supervisorLoop, "cargoship-fleet-host", "systemd-nspawn"}, nspawnArgs(p, netns, h)...)
+	cmd := exec.Command("/bin/sh", args...)
+	cmd.Stdout, cmd.Stderr = console, console // stdin: /dev/null
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("%s: start systemd-nspawn: %w", h.Name, err)
+	}
+	pid := cmd.Process.Pid
+	// Reap it if it ends while this process lives, so a host that died is
+	// seen as dead rather than as a zombie.
+	go func() { _ = cmd.Wait() }()
+	if err := os.WriteFile(p.pid, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		return pid, fmt.Errorf("%s: %w", h.Name, err)
+	}
+	return pid, nil
+}
+
+func readPid(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// consoleTail returns the end of a host's console log for error messages.
+func consoleTail(p hostPaths, n int) string {
+	b, err := os.ReadFile(p.console)
+	if err != nil {
+		return "(no console log: " + err.Error() + ")"
+	}
+	return tail(string(b), n)
+}

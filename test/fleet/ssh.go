@@ -1,0 +1,122 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// sshClientCache holds what every connection to a fleet needs, loaded once.
+type sshClientCache struct {
+	once     sync.Once
+	err      error
+	signer   ssh.Signer
+	hostKeys ssh.HostKeyCallback
+}
+
+func (c *sshClientCache) load(f *Fleet) error {
+	c.once.Do(func() {
+		key, err := os.ReadFile(f.KeyPath)
+		if err != nil {
+			c.err = fmt.Errorf("fleet %q: read key: %w", f.Name, err)
+			return
+		}
+		if c.signer, err = ssh.ParsePrivateKey(key); err != nil {
+			c.err = fmt.Errorf("fleet %q: parse key %s: %w", f.Name, f.KeyPath, err)
+			return
+		}
+		// Host keys are checked against the fleet's known_hosts, which
+		// holds the keys the harness installed: no trust on first use.
+		if c.hostKeys, err = knownhosts.New(f.KnownHostsPath); err != nil {
+			c.err = fmt.Errorf("fleet %q: known_hosts: %w", f.Name, err)
+		}
+	})
+	return c.err
+}
+
+// Dial opens an SSH connection to host as user, checking the host key
+// against the fleet's known_hosts. The handshake is bounded by ctx and by
+// 10 s, so a host that accepts TCP but never speaks does not hang a test.
+func (f *Fleet) Dial(ctx context.Context, host, user string) (*ssh.Client, error) {
+	h, err := f.Host(host)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.ssh.load(f); err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort(h.Address, "22")
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: dial %s: %w", host, addr, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	_ = conn.SetDeadline(deadline)
+	cc, chans, reqs, err := ssh.NewClientConn(conn, addr, &ssh.ClientConfig{
+		User:            user,
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(f.ssh.signer)},
+		HostKeyCallback: f.ssh.hostKeys,
+	})
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: ssh %s@%s: %w", host, user, addr, err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return ssh.NewClient(cc, chans, reqs), nil
+}
+
+// Run runs cmd on host as user over SSH and returns its stdout and stderr.
+// A non-zero exit is an error (an *ssh.ExitError inside) with the host, user
+// and command in its text; stdout and stderr are returned either way.
+func (f *Fleet) Run(ctx context.Context, host, user, cmd string) (string, string, error) {
+	return f.RunInput(ctx, host, user, "", cmd)
+}
+
+// RunInput is Run with stdin fed from input (e.g. a password for sudo -S).
+func (f *Fleet) RunInput(ctx context.Context, host, user, input, cmd string) (string, string, error) {
+	client, err := f.Dial(ctx, host, user)
+	if err != nil {
+		return "", "", err
+	}
+	defer client.Close()
+	return runOn(ctx, client, host, user, input, cmd)
+}
+
+// runOn runs cmd in a new session on an open client.
+func runOn(ctx context.Context, client *ssh.Client, host, user, input, cmd string) (string, string, error) {
+	sess, err := client.NewSession()
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %s session: %w", host, user, err)
+	}
+	defer sess.Close()
+	var stdout, stderr bytes.Buffer
+	sess.Stdout, sess.Stderr = &stdout, &stderr
+	if input != "" {
+		sess.Stdin = strings.NewReader(input)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sess.Run(cmd) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		client.Close() // unblocks sess.Run
+		<-done
+		err = ctx.Err()
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: %s@%s: %q: %w: %s", host, user, host, cmd, err, tail(stderr.String(), 400))
+	}
+	return stdout.String(), stderr.String(), err
+}

@@ -1,0 +1,73 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Files in a fleet's directory.
+const (
+	stateFile        = "state.json"
+	keyFile          = "id_fleet"
+	knownHostsFile   = "known_hosts"
+	inventoryFile    = "inventory.yaml"
+	sudoPasswordFile = "sudo-password"
+	hostsDir         = "hosts"
+)
+
+// fleetState is what Up records about a fleet, written before any host
+// resource is created so a Down after a crash knows what to remove. Down
+// does not depend on it, though: everything is also found by name prefix.
+type fleetState struct {
+	Name         string    `json:"name"`
+	Backend      string    `json:"backend"`
+	Image        string    `json:"image"`
+	Lowers       []string  `json:"lowers"`
+	Octet        int       `json:"octet"`
+	Bridge       string    `json:"bridge"`
+	SudoPassword string    `json:"sudoPassword"`
+	Created      time.Time `json:"created"`
+	Hosts        []Host    `json:"hosts"`
+}
+
+func writeState(dir string, st *fleetState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	// 0600: it holds the sudo password.
+	return writeFileAtomic(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
+}
+
+func readState(dir string) (*fleetState, error) {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return nil, err
+	}
+	var st fleetState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, stateFile), err)
+	}
+	return &st, nil
+}
+
+// fleetFromState is the public view of a recorded fleet.
+func fleetFromState(dir string, st *fleetState) *Fleet {
+	return &Fleet{
+		Name:           st.Name,
+		Backend:        st.Backend,
+		Dir:            dir,
+		Hosts:          append([]Host(nil), st.Hosts...),
+		KeyPath:        filepath.Join(dir, keyFile),
+		KnownHostsPath: filepath.Join(dir, knownHostsFile),
+		InventoryPath:  filepath.Join(dir, inventoryFile),
+		SudoUser:       UserSudoPassword,
+		SudoPassword:   st.SudoPassword,
+		Subnet:         subnetCIDR(st.Octet),
+		Gateway:        gatewayAddr(st.Octet),
+		Bridge:         st.Bridge,
+	}
+}

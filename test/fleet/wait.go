@@ -1,0 +1,114 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+const (
+	pollEvery   = 250 * time.Millisecond
+	reportEvery = 5 * time.Second
+)
+
+// waitReady waits for every host at once (the wall time is the slowest
+// host, not the sum) until it is ready, or ctx ends. Every host's outcome is
+// reported; the error joins the failures.
+func waitReady(ctx context.Context, f *Fleet, paths map[string]hostPaths, pids map[string]int, log *slog.Logger, start time.Time) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, h := range f.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := waitHost(ctx, f, h, paths[h.Name], pids[h.Name], log, start); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// waitHost waits until a host answers SSH - a real handshake with the fleet
+// key against the cached host key - and its systemd reports the boot
+// finished. sshd answers a second or so before systemd is done, and a test
+// that starts then races units still starting.
+func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *slog.Logger, start time.Time) error {
+	var client *ssh.Client
+	defer func() {
+		if client != nil {
+			client.Close()
+		}
+	}()
+	state := "sshd not answering"
+	lastReport := time.Now()
+	for {
+		if !alive(pid) {
+			return fmt.Errorf("%s: systemd-nspawn exited during boot; console (%s):\n%s", h.Name, p.console, consoleTail(p, 2000))
+		}
+		if client == nil {
+			c, err := f.Dial(ctx, h.Name, UserRoot)
+			if err == nil {
+				client = c
+			} else {
+				state = "sshd not answering"
+				if strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "knownhosts") {
+					// Not a timing problem: waiting longer will not help.
+					return fmt.Errorf("waiting for %s: %w", h.Name, err)
+				}
+			}
+		}
+		if client != nil {
+			out, _, err := runOn(ctx, client, h.Name, UserRoot, "", "systemctl is-system-running")
+			sys := strings.TrimSpace(out)
+			switch {
+			case sys == "running":
+				log.Info(fmt.Sprintf("ready: %s %s", h.Name, since(start)))
+				return nil
+			case sys == "degraded":
+				failed, _, _ := runOn(ctx, client, h.Name, UserRoot, "", "systemctl --failed --plain --no-legend --no-pager")
+				log.Warn(fmt.Sprintf("ready: %s %s (degraded; failed units: %s)", h.Name, since(start), strings.Join(strings.Fields(failed), " ")))
+				return nil
+			case sys == "initializing" || sys == "starting":
+				state = "systemd " + sys
+			case sys != "":
+				state = "systemd " + sys
+			default:
+				// The connection broke (host rebooting?); dial again.
+				state = fmt.Sprintf("ssh session failed: %v", err)
+				client.Close()
+				client = nil
+			}
+		}
+		if time.Since(lastReport) >= reportEvery {
+			log.Info(fmt.Sprintf("waiting: %s %s (%s)", h.Name, state, since(start)))
+			lastReport = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: not ready after %s (%s): %w; console (%s):\n%s",
+				h.Name, since(start), state, ctx.Err(), p.console, consoleTail(p, 1500))
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+func since(t time.Time) time.Duration {
+	d := time.Since(t)
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
