@@ -28,6 +28,8 @@ type State struct {
 	Cluster *v1alpha1.Cluster
 	Distro  *v1alpha1.Distro
 	Hosts   Hosts
+	// Arches are the architectures the package carries.
+	Arches  []string
 	Options Options
 	Report  *Report
 	Log     *slog.Logger
@@ -35,7 +37,7 @@ type State struct {
 
 // NewState builds the run's hosts from the inventory.
 func NewState(c *v1alpha1.Cluster, d *v1alpha1.Distro, o Options, log *slog.Logger) *State {
-	s := &State{Cluster: c, Distro: d, Options: o, Report: &Report{}, Log: log}
+	s := &State{Cluster: c, Distro: d, Options: o, Report: &Report{}, Log: log, Arches: d.Arches()}
 	for i := range c.Spec.Hosts {
 		s.Hosts = append(s.Hosts, &Host{Spec: &c.Spec.Hosts[i], Index: i})
 	}

@@ -1,0 +1,121 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxClockSkew is how far a host's clock may be from the fleet's median:
+// etcd and certificates misbehave beyond it.
+const maxClockSkew = 30 * time.Second
+
+// ValidateHosts is the preflight: sudo, unique names and addresses, an
+// architecture the package carries, a usable firewall, and clock skew.
+type ValidateHosts struct {
+	readOnly
+	state *State
+	now   func() time.Time
+}
+
+// Title implements Phase.
+func (p *ValidateHosts) Title() string { return "Validate hosts" }
+
+// Prepare implements Preparer.
+func (p *ValidateHosts) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return nil
+}
+
+// Run implements Phase.
+func (p *ValidateHosts) Run(ctx context.Context) error {
+	s := p.state
+	var problems []string
+	problems = append(problems, p.checkUnique()...)
+	var mu sync.Mutex
+	skews := map[*Host]time.Duration{}
+	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		if _, err := h.Conn.Sudo(ctx, "true"); err != nil {
+			return fmt.Errorf("sudo does not work: %w", err)
+		}
+		if len(s.Arches) > 0 && !slices.Contains(s.Arches, h.Facts.Arch) {
+			return fmt.Errorf("the host is %s but the package carries %s; build one with --architecture %s", h.Facts.Arch, strings.Join(s.Arches, ", "), h.Facts.Arch)
+		}
+		if s.Options.UpdateFirewall && len(h.Facts.Firewalls) == 0 {
+			return fmt.Errorf("--update-firewall is set but the host has no firewall front end (firewalld, ufw or nft)")
+		}
+		before := p.now()
+		out, err := h.Conn.Run(ctx, "date -u +%s")
+		if err != nil {
+			return fmt.Errorf("reading the clock: %w", err)
+		}
+		after := p.now()
+		secs, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+		if err != nil {
+			return fmt.Errorf("reading the clock: %q is not a time", out)
+		}
+		local := before.Add(after.Sub(before) / 2)
+		mu.Lock()
+		skews[h] = time.Unix(secs, 0).Sub(local)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	problems = append(problems, clockProblems(skews)...)
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problem(s):\n - %s", len(problems), strings.Join(problems, "\n - "))
+	}
+	return nil
+}
+
+// checkUnique finds node names and private addresses used twice, now that
+// discovered values are known.
+func (p *ValidateHosts) checkUnique() []string {
+	var out []string
+	names := map[string]string{}
+	addrs := map[string]string{}
+	for _, h := range p.state.Hosts {
+		if other, dup := names[h.NodeName()]; dup {
+			out = append(out, fmt.Sprintf("%s and %s both have the node name %q", other, h, h.NodeName()))
+		}
+		names[h.NodeName()] = h.String()
+		if a := h.Facts.PrivateAddress; a != "" {
+			if other, dup := addrs[a]; dup {
+				out = append(out, fmt.Sprintf("%s and %s both have the private address %s", other, h, a))
+			}
+			addrs[a] = h.String()
+		}
+	}
+	return out
+}
+
+// clockProblems names the hosts whose clock is off the fleet's median.
+func clockProblems(skews map[*Host]time.Duration) []string {
+	if len(skews) == 0 {
+		return nil
+	}
+	all := make([]time.Duration, 0, len(skews))
+	for _, d := range skews {
+		all = append(all, d)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	median := all[len(all)/2]
+	var out []string
+	for h, d := range skews {
+		if off := d - median; off > maxClockSkew || off < -maxClockSkew {
+			out = append(out, fmt.Sprintf("%s: clock is %s off the fleet's median (more than %s); fix NTP", h, off.Round(time.Second), maxClockSkew))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,205 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// Lock timings (seeds/003 phase 7): a holder touches its lock every 30 s,
+// and a lock untouched for over a minute is stale.
+const (
+	LockPath         = "/run/lock/cargoship.lock"
+	lockRefreshEvery = 30 * time.Second
+	lockStaleAfter   = 60 * time.Second
+	lockRetryEvery   = 5 * time.Second
+)
+
+// AcquireLock takes an exclusive lock on every host so two cargoships never
+// change one fleet at once. It waits for a live holder up to the lock wait,
+// takes over a stale lock, and then keeps its locks fresh until released.
+type AcquireLock struct {
+	state   *State
+	Wait    time.Duration // how long to wait for a live holder
+	mu      sync.Mutex
+	held    Hosts
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// Title implements Phase.
+func (p *AcquireLock) Title() string { return "Acquire exclusive host lock" }
+
+// Prepare implements Preparer.
+func (p *AcquireLock) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	if p.Wait == 0 {
+		p.Wait = lockStaleAfter + lockRefreshEvery
+	}
+	return nil
+}
+
+// Plan implements Planner. A dry run takes no lock and a lock is not a
+// change to the cluster, so it plans nothing; it only notes a live holder,
+// whose run may be changing what the dry run reports.
+func (p *AcquireLock) Plan(ctx context.Context) ([]Change, error) {
+	err := p.state.Hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		holder, age, err := readLock(ctx, h)
+		if err == nil && holder != "" && age >= 0 && age < lockStaleAfter {
+			p.state.Report.Note("%s: another cargoship (%s) holds the lock; what this dry run reports may be changing", h, holder)
+		}
+		return nil
+	})
+	return nil, err
+}
+
+// Run implements Phase.
+func (p *AcquireLock) Run(ctx context.Context) error {
+	s := p.state
+	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		if err := p.acquire(ctx, h); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.held = append(p.held, h)
+		p.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		p.Release(context.WithoutCancel(ctx))
+		return err
+	}
+	refreshCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.stop, p.stopped = cancel, make(chan struct{})
+	go p.refresh(refreshCtx)
+	return nil
+}
+
+// acquire creates the lock file only if it is absent (noclobber opens with
+// O_EXCL), waiting out a live holder and removing a stale lock.
+func (p *AcquireLock) acquire(ctx context.Context, h *Host) error {
+	id := p.state.Options.InstanceID
+	create := "set -C; mkdir -p /run/lock && printf %s " + shell.Quote(id) + " > " + LockPath
+	deadline := time.Now().Add(p.Wait)
+	for {
+		if _, err := h.Conn.Sudo(ctx, "sh -c "+shell.Quote(create)); err == nil {
+			return nil
+		}
+		holder, age, err := readLock(ctx, h)
+		switch {
+		case err != nil:
+			return fmt.Errorf("lock %s: %w", LockPath, err)
+		case holder == id:
+			return nil
+		case holder == "" && age < 0:
+			continue // removed between our create and read: try again
+		case age >= lockStaleAfter:
+			p.state.logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
+			if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
+				return fmt.Errorf("removing stale lock: %w", err)
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
+				holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
+		}
+		p.state.logger().Info("waiting for lock", "host", h.String(), "holder", holder)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockRetryEvery):
+		}
+	}
+}
+
+// readLock returns the holder's id and the lock's age; age < 0 when the
+// lock is absent.
+func readLock(ctx context.Context, h *Host) (string, time.Duration, error) {
+	out, err := h.Conn.Sudo(ctx, "sh -c "+shell.Quote(`f=`+LockPath+`; if [ -e "$f" ]; then echo "$(( $(date +%s) - $(stat -c %Y "$f") ))"; cat "$f"; else echo absent; fi`))
+	if err != nil {
+		return "", 0, err
+	}
+	first, rest, _ := strings.Cut(out, "\n")
+	if first == "absent" {
+		return "", -1, nil
+	}
+	secs, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return "", 0, fmt.Errorf("unreadable lock age %q", first)
+	}
+	return strings.TrimSpace(rest), time.Duration(secs) * time.Second, nil
+}
+
+// refresh touches every held lock until released.
+func (p *AcquireLock) refresh(ctx context.Context) {
+	defer close(p.stopped)
+	t := time.NewTicker(lockRefreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = p.held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+				if _, err := h.Conn.Sudo(ctx, shell.Join("touch", "-c", LockPath)); err != nil {
+					p.state.logger().Warn("refreshing lock failed", "host", h.String(), "error", err)
+				}
+				return nil
+			})
+		}
+	}
+}
+
+// Release stops refreshing and removes the locks this run holds (only if
+// they still carry this run's id).
+func (p *AcquireLock) Release(ctx context.Context) error {
+	if p.stop != nil {
+		p.stop()
+		<-p.stopped
+		p.stop = nil
+	}
+	p.mu.Lock()
+	held := p.held
+	p.held = nil
+	p.mu.Unlock()
+	script := `f=` + LockPath + `; [ "$(cat "$f" 2>/dev/null)" = "$1" ] && rm -f "$f"; true`
+	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		_, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "unlock", p.state.Options.InstanceID))
+		return err
+	})
+}
+
+// CleanUp releases the locks when a later phase fails or the run is
+// interrupted.
+func (p *AcquireLock) CleanUp(ctx context.Context) {
+	if err := p.Release(ctx); err != nil {
+		p.state.logger().Warn("releasing locks", "error", err)
+	}
+}
+
+// ReleaseLock is phase 30: it releases what AcquireLock took.
+type ReleaseLock struct {
+	Lock  *AcquireLock
+	state *State
+}
+
+// Title implements Phase.
+func (p *ReleaseLock) Title() string { return "Release exclusive host lock" }
+
+// Prepare implements Preparer.
+func (p *ReleaseLock) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	return nil
+}
+
+// Plan implements Planner: releasing a lock changes nothing.
+func (p *ReleaseLock) Plan(context.Context) ([]Change, error) { return nil, nil }
+
+// Run implements Phase.
+func (p *ReleaseLock) Run(ctx context.Context) error { return p.Lock.Release(ctx) }
