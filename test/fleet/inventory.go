@@ -31,10 +31,21 @@ func yamlString(s string) string {
 	return string(b)
 }
 
+// SudoPasswordEnv is the environment variable an inventory rendered for
+// UserSudoPassword names (sudoPasswordEnv): the document never holds the
+// password itself. Set it to Fleet.SudoPassword.
+const SudoPasswordEnv = "CARGOSHIP_FLEET_SUDO_PASSWORD"
+
+// Inventory renders the fleet as a cargoship cluster document logging in as
+// user. inventory.yaml is the one for root; UserTester exercises
+// passwordless sudo, UserSudoPassword sudo with a password (from the
+// SudoPasswordEnv variable).
+func (f *Fleet) Inventory(user string) []byte { return renderInventory(f, user) }
+
 // renderInventory writes the fleet as a cargoship cluster document. It is
 // rendered by hand rather than marshalled so the layout is exactly the one
 // users see in the docs, field order included.
-func renderInventory(f *Fleet) []byte {
+func renderInventory(f *Fleet, user string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by the cargoship test fleet (%s backend). Removed by Down.\n", f.Backend)
 	fmt.Fprintf(&b, "# Host keys: %s\n", f.KnownHostsPath)
@@ -49,7 +60,7 @@ func renderInventory(f *Fleet) []byte {
 	for _, h := range f.Hosts {
 		fmt.Fprintf(&b, "    - ssh:\n")
 		fmt.Fprintf(&b, "        address: %s\n", yamlString(h.Address))
-		fmt.Fprintf(&b, "        user: %s\n", UserRoot)
+		fmt.Fprintf(&b, "        user: %s\n", yamlString(user))
 		fmt.Fprintf(&b, "        port: 22\n")
 		fmt.Fprintf(&b, "        keyPath: %s\n", yamlString(f.KeyPath))
 		if h.HostKey != "" {
@@ -60,6 +71,9 @@ func renderInventory(f *Fleet) []byte {
 		fmt.Fprintf(&b, "      privateInterface: %s\n", privateInterface)
 		fmt.Fprintf(&b, "      role: %s\n", yamlString(h.Role))
 		fmt.Fprintf(&b, "      profile: %s\n", yamlString(h.Profile))
+		if user == UserSudoPassword {
+			fmt.Fprintf(&b, "      sudoPasswordEnv: %s\n", SudoPasswordEnv)
+		}
 	}
 	return []byte(b.String())
 }
@@ -87,5 +101,5 @@ func writeFleetFiles(f *Fleet, keys map[string][]ssh.PublicKey) error {
 		return err
 	}
 	// 0600: its header names the sudo password.
-	return writeFileAtomic(f.InventoryPath, renderInventory(f), 0o600)
+	return writeFileAtomic(f.InventoryPath, renderInventory(f, UserRoot), 0o600)
 }
