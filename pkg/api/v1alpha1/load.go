@@ -8,6 +8,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // maxDocumentSize bounds what a loader reads: an inventory or a definition is
@@ -23,7 +24,13 @@ type document struct {
 }
 
 func (d *document) add(sev Severity, path, format string, args ...any) {
-	line, col := d.pos.position(path, false)
+	d.addAt(sev, false, path, format, args...)
+}
+
+// addAt records a finding at the field's value, or at its key when onKey:
+// a map key that is itself wrong (a sysctl name, a label key) is pointed at.
+func (d *document) addAt(sev Severity, onKey bool, path, format string, args ...any) {
+	line, col := d.pos.position(path, onKey)
 	d.findings = append(d.findings, Finding{
 		Severity: sev, File: d.file, Line: line, Column: col, Path: path,
 		Message: fmt.Sprintf(format, args...),
@@ -32,6 +39,11 @@ func (d *document) add(sev Severity, path, format string, args ...any) {
 
 func (d *document) errorf(path, format string, args ...any) {
 	d.add(SeverityError, path, format, args...)
+}
+
+// keyErrorf reports a map key that is not a valid name, at the key.
+func (d *document) keyErrorf(path, format string, args ...any) {
+	d.addAt(SeverityError, true, path, format, args...)
 }
 
 func (d *document) warnf(path, format string, args ...any) {
@@ -84,12 +96,15 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 	}
 	switch len(bodies) {
 	case 0:
+		if !isResource {
+			return d, true // an empty settings file sets nothing
+		}
 		d.findings = append(d.findings, Finding{Severity: SeverityError, File: file, Message: "the document is empty"})
 		return d, false
 	case 1:
 	default:
 		line, col := 0, 0
-		if t := bodies[1].GetToken(); t != nil {
+		if t := tokenOf(unwrap(bodies[1])); t != nil {
 			line, col = t.Position.Line, t.Position.Column
 		}
 		d.findings = append(d.findings, Finding{Severity: SeverityError, File: file, Line: line, Column: col,
@@ -106,9 +121,17 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 		}
 		return d, false
 	}
-	walkUnknown(d, d.body, typeOf(v), "")
-	if err := yaml.NodeToValue(d.body, v); err != nil {
-		d.findings = append(d.findings, yamlFinding(file, err))
+	if misshapen := walkUnknown(d, d.body, typeOf(v), ""); misshapen > 0 {
+		// The decoder would stop at the first of these; all are reported.
+		return d, false
+	}
+	// Duplicate keys are refused by the parser already; what the decoder
+	// would still call one is a key overriding a merged (<<) one, which YAML
+	// allows.
+	if err := yaml.NodeToValue(d.body, v, yaml.AllowDuplicateMapKey()); err != nil {
+		f := yamlFinding(file, err)
+		f.Path = pathAt(d.body, errorToken(err))
+		d.findings = append(d.findings, f)
 		return d, false
 	}
 	return d, true
@@ -116,13 +139,44 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 
 // yamlFinding turns a parser or decoder error into a located finding.
 func yamlFinding(file string, err error) Finding {
-	f := Finding{Severity: SeverityError, File: file, Message: err.Error()}
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		f.Message = ye.GetMessage()
-		if t := ye.GetToken(); t != nil {
-			f.Line, f.Column = t.Position.Line, t.Position.Column
-		}
+	f := Finding{Severity: SeverityError, File: file, Message: decodeMessage(err)}
+	if t := errorToken(err); t != nil && t.Position != nil {
+		f.Line, f.Column = t.Position.Line, t.Position.Column
 	}
 	return f
+}
+
+// errorToken is the token a parser or decoder error points at, if any.
+func errorToken(err error) *token.Token {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		return ye.GetToken()
+	}
+	return nil
+}
+
+// decodeMessage says what a decoder error means in the document's terms
+// rather than Go's ("Go struct field Cluster.Spec of type int").
+func decodeMessage(err error) string {
+	var (
+		te *yaml.TypeError
+		oe *yaml.OverflowError
+		ue *yaml.UnexpectedNodeTypeError
+		ye yaml.Error
+	)
+	switch {
+	case errors.As(err, &te):
+		got := "this value"
+		if te.Token != nil {
+			got = quoteShort(te.Token.Value)
+		}
+		return fmt.Sprintf("want %s, got %s", goKind(te.DstType), got)
+	case errors.As(err, &oe):
+		return fmt.Sprintf("%s is too large for %s", oe.SrcNum, goKind(oe.DstType))
+	case errors.As(err, &ue):
+		return fmt.Sprintf("want %s, got %s", nodeKind(ue.Expected), nodeKind(ue.Actual))
+	case errors.As(err, &ye):
+		return ye.GetMessage()
+	}
+	return err.Error()
 }

@@ -21,26 +21,40 @@ type pathSegment struct {
 	isIdx bool
 }
 
-// splitPath turns spec.hosts[1].ssh.address into its segments.
+// splitPath turns spec.hosts[1].ssh.address, or a quoted key as in
+// spec.config.os.sysctl["net.ipv4.ip_forward"], into its segments.
 func splitPath(p string) []pathSegment {
 	var segs []pathSegment
-	for _, part := range strings.Split(p, ".") {
-		for part != "" {
-			open := strings.IndexByte(part, '[')
-			if open < 0 {
-				segs = append(segs, pathSegment{key: part})
-				break
+	for i := 0; i < len(p); {
+		switch {
+		case p[i] == '.':
+			i++
+		case strings.HasPrefix(p[i:], `["`):
+			q, err := strconv.QuotedPrefix(p[i+1:])
+			if err != nil {
+				return segs
 			}
-			if open > 0 {
-				segs = append(segs, pathSegment{key: part[:open]})
-			}
-			end := strings.IndexByte(part[open:], ']')
+			k, _ := strconv.Unquote(q)
+			segs = append(segs, pathSegment{key: k})
+			i += 1 + len(q) + 1
+		case p[i] == '[':
+			end := strings.IndexByte(p[i:], ']')
 			if end < 0 {
-				break
+				return segs
 			}
-			i, _ := strconv.Atoi(part[open+1 : open+end])
-			segs = append(segs, pathSegment{index: i, isIdx: true})
-			part = part[open+end+1:]
+			n, err := strconv.Atoi(p[i+1 : i+end])
+			if err != nil {
+				return segs
+			}
+			segs = append(segs, pathSegment{index: n, isIdx: true})
+			i += end + 1
+		default:
+			end := strings.IndexAny(p[i:], ".[")
+			if end < 0 {
+				end = len(p) - i
+			}
+			segs = append(segs, pathSegment{key: p[i : i+end]})
+			i += end
 		}
 	}
 	return segs
@@ -126,4 +140,62 @@ func keyString(k ast.MapKeyNode) string {
 		return s.Value
 	}
 	return strings.Trim(k.String(), `"'`)
+}
+
+// pathAt returns the field path of the key or value written at tok, so an
+// error the YAML decoder reports by token still names its field. It returns
+// "" when no node of the document starts there.
+func pathAt(root ast.Node, tok *token.Token) string {
+	if root == nil || tok == nil {
+		return ""
+	}
+	path, _ := findPath(root, tok, "")
+	return path
+}
+
+func findPath(n ast.Node, tok *token.Token, path string) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	inner := unwrap(n)
+	switch v := inner.(type) {
+	case *ast.MappingNode:
+		for _, mv := range v.Values {
+			if p, ok := findInPair(mv, tok, path); ok {
+				return p, true
+			}
+		}
+	case *ast.MappingValueNode:
+		if p, ok := findInPair(v, tok, path); ok {
+			return p, true
+		}
+	case *ast.SequenceNode:
+		for i, e := range v.Values {
+			if p, ok := findPath(e, tok, path+"["+strconv.Itoa(i)+"]"); ok {
+				return p, true
+			}
+		}
+	}
+	if samePosition(n.GetToken(), tok) || samePosition(inner.GetToken(), tok) {
+		return path, true
+	}
+	return "", false
+}
+
+func findInPair(mv *ast.MappingValueNode, tok *token.Token, path string) (string, bool) {
+	if mv.Key == nil {
+		return "", false
+	}
+	p := joinPath(path, keyString(mv.Key))
+	if samePosition(mv.Key.GetToken(), tok) {
+		return p, true
+	}
+	return findPath(mv.Value, tok, p)
+}
+
+func samePosition(a, b *token.Token) bool {
+	if a == nil || b == nil || a.Position == nil || b.Position == nil {
+		return false
+	}
+	return a == b || a.Position.Line == b.Position.Line && a.Position.Column == b.Position.Column
 }

@@ -1,5 +1,10 @@
 package v1alpha1
 
+import (
+	"slices"
+	"time"
+)
+
 // Settings is the optional tool settings file, cargoship-config.yaml. Its
 // keys are the earlier tool's, so an existing file keeps working; cache_dir
 // replaces zarf_cache, which is still read.
@@ -58,8 +63,34 @@ func LoadSettingsFile(path string) (*Settings, Findings, error) {
 	return ParseSettings(path, data)
 }
 
+// Log levels and formats a settings file may name.
+var (
+	LogLevels  = []string{"debug", "info", "warn", "error", "trace"}
+	LogFormats = []string{"console", "text", "json", "dev"}
+)
+
 func validateSettings(d *document, s *Settings) {
-	if s.Distro == nil || s.Distro.Install == nil {
+	if s.LogLevel != "" && !slices.Contains(LogLevels, s.LogLevel) {
+		d.errorf("log_level", "%q is not one of %s", s.LogLevel, quoteList(LogLevels))
+	}
+	if s.LogFormat != "" && !slices.Contains(LogFormats, s.LogFormat) {
+		d.errorf("log_format", "%q is not one of %s", s.LogFormat, quoteList(LogFormats))
+	}
+	if s.Timeout != "" {
+		if t, err := time.ParseDuration(s.Timeout); err != nil || t < 0 {
+			d.errorf("timeout", "%q is not a duration like 20m or 1h30m", s.Timeout)
+		}
+	}
+	if s.Architecture != "" && !slices.Contains(Architectures, s.Architecture) {
+		d.errorf("architecture", "%q is not one of %s", s.Architecture, quoteList(Architectures))
+	}
+	if s.Distro == nil {
+		return
+	}
+	if s.Distro.OCIConcurrency < 0 {
+		d.errorf("distro.oci_concurrency", "must be 0 (the default) or more")
+	}
+	if s.Distro.Install == nil {
 		return
 	}
 	in := s.Distro.Install

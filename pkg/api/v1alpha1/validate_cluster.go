@@ -140,7 +140,11 @@ func validateHosts(d *document, c *Cluster) {
 			}
 		}
 		if a := h.Address(); a != "" && h.Localhost == nil {
-			ep := a + ":" + strconv.Itoa(h.ConnPort())
+			port := h.ConnPort()
+			if port == 0 {
+				port = DefaultSSHPort // defaults come later; 10.0.0.1 and 10.0.0.1:22 are one sshd
+			}
+			ep := a + ":" + strconv.Itoa(port)
 			if j, dup := endpoints[ep]; dup {
 				d.errorf(connPath(p, h)+".address", "%s is also where spec.hosts[%d] is reached; two entries would drive one machine", ep, j)
 			} else {
@@ -259,18 +263,18 @@ func validateHost(d *document, p string, h *Host) {
 	}
 	for _, k := range sortedKeys(h.Environment) {
 		if !envName.MatchString(k) {
-			d.errorf(p+".environment."+k, "%q is not an environment variable name", k)
+			d.keyErrorf(joinPath(p+".environment", k), "%q is not an environment variable name", k)
 		}
 		if v := h.Environment[k]; containsControl(v) {
-			d.errorf(p+".environment."+k, "the value holds a newline or control character")
+			d.errorf(joinPath(p+".environment", k), "the value holds a newline or control character")
 		}
 	}
 	for _, k := range sortedKeys(h.Labels) {
 		if !isLabelKey(k) {
-			d.errorf(p+".labels."+k, "%q is not a Kubernetes label key", k)
+			d.keyErrorf(joinPath(p+".labels", k), "%q is not a Kubernetes label key", k)
 		}
 		if !labelValue.MatchString(h.Labels[k]) {
-			d.errorf(p+".labels."+k, "%q is not a Kubernetes label value (63 letters, digits, '-', '_' or '.')", h.Labels[k])
+			d.errorf(joinPath(p+".labels", k), "%q is not a Kubernetes label value (63 letters, digits, '-', '_' or '.')", h.Labels[k])
 		}
 	}
 	for i, t := range h.Taints {

@@ -76,9 +76,9 @@ func validateDistroConfig(d *document, ds *Distro) {
 	}
 	for _, k := range sortedKeys(cfg.OS.Sysctl) {
 		if !sysctlKey.MatchString(k) {
-			d.errorf("spec.config.os.sysctl."+k, "%q is not a sysctl key (like net.ipv4.ip_forward)", k)
+			d.keyErrorf(joinPath("spec.config.os.sysctl", k), "%q is not a sysctl key (like net.ipv4.ip_forward)", k)
 		} else if v := cfg.OS.Sysctl[k]; containsControl(v) {
-			d.errorf("spec.config.os.sysctl."+k, "the value holds a newline or control character")
+			d.errorf(joinPath("spec.config.os.sysctl", k), "the value holds a newline or control character")
 		}
 	}
 	if se := cfg.OS.SELinux; se != nil {
@@ -98,7 +98,7 @@ func validateDistroConfig(d *document, ds *Distro) {
 		}
 		for _, b := range sortedKeys(se.Booleans) {
 			if !labelName.MatchString(b) {
-				d.errorf("spec.config.os.selinux.booleans."+b, "%q is not an SELinux boolean name", b)
+				d.keyErrorf(joinPath("spec.config.os.selinux.booleans", b), "%q is not an SELinux boolean name", b)
 			}
 		}
 		for i, fc := range se.FileContexts {
