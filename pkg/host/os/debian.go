@@ -1,0 +1,94 @@
+package hostos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// Debian configures Debian, Ubuntu and their derivatives.
+type Debian struct {
+	common
+	Systemd
+}
+
+// Family implements Configurer.
+func (Debian) Family() string { return v1alpha1.FamilyDebian }
+
+// PackageTool implements Configurer. Only apt-get: dpkg -i with a missing
+// dependency leaves apt broken for every later install (hosts.md §2.4).
+func (Debian) PackageTool(ctx context.Context, r host.Runner) (string, error) {
+	return firstTool(ctx, r, "apt-get")
+}
+
+// PackageFile implements Configurer.
+func (Debian) PackageFile(ctx context.Context, r host.Runner, path string) (Package, error) {
+	out, err := sudoScript(ctx, r, `dpkg-deb -f "$1" Package Version Architecture`, path)
+	if err != nil {
+		return Package{}, fmt.Errorf("reading package file %s: %w", path, err)
+	}
+	var p Package
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch strings.TrimSpace(k) {
+		case "Package":
+			p.Name = strings.TrimSpace(v)
+		case "Version":
+			p.Version = strings.TrimSpace(v)
+		case "Architecture":
+			p.Arch = strings.TrimSpace(v)
+		}
+	}
+	if p.Name == "" || p.Version == "" {
+		return Package{}, fmt.Errorf("reading package file %s: dpkg-deb printed %q", path, out)
+	}
+	return p, nil
+}
+
+// dpkgFormat prints status|name|version|arch; the status is tested rather
+// than the exit code, which is 0 for a removed-but-not-purged package
+// (hosts.md §2.4).
+const dpkgFormat = `${db:Status-Abbrev}|${Package}|${Version}|${Architecture}\n`
+
+// Installed implements Configurer.
+func (Debian) Installed(ctx context.Context, r host.Runner, name string) ([]Package, error) {
+	out, err := sudoScript(ctx, r, `dpkg-query -W -f="$1" -- "$2" 2>/dev/null || true`, dpkgFormat, name)
+	if err != nil {
+		return nil, fmt.Errorf("querying package %s: %w", name, err)
+	}
+	var pkgs []Package
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		// The second status letter is the current state: i = installed.
+		if len(f) == 4 && len(f[0]) >= 2 && f[0][1] == 'i' && f[1] == name {
+			pkgs = append(pkgs, Package{Name: f[1], Version: f[2], Arch: f[3]})
+		}
+	}
+	return pkgs, nil
+}
+
+// InstallCommand implements Configurer: apt-get with paths (a '/' makes
+// an argument a file), --no-download so stale package lists can never
+// send it to the network, and the old conffile kept without a prompt.
+// DEBIAN_FRONTEND goes through env, not sudo's own VAR=value, which a
+// sudoers policy may refuse.
+func (Debian) InstallCommand(tool string, files []string) (string, error) {
+	if err := checkFiles(files); err != nil {
+		return "", err
+	}
+	if tool != "apt-get" {
+		return "", fmt.Errorf("%w (found %q)", ErrNoPackageTool, tool)
+	}
+	args := []string{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-download",
+		"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"}
+	return shell.Join(append(args, files...)...), nil
+}
+
+// FapolicydActive implements Configurer.
+func (d Debian) FapolicydActive(ctx context.Context, r host.Runner) (bool, error) {
+	return d.ServiceActive(ctx, r, "fapolicyd")
+}
