@@ -1,0 +1,128 @@
+package hostos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+)
+
+// Packages installs uploaded package files with no network, following
+// hosts.md §2.7: read what each file carries, skip those already installed
+// at exactly that version, install the rest in one transaction, then
+// query again rather than trusting the exit code (rpm exits 2 for
+// "already installed", zypper 106/107 are partial successes).
+type Packages struct {
+	Configurer Configurer
+	// Files are absolute paths of package files already on the host.
+	Files []string
+}
+
+// pending is a file whose package is not installed at its version.
+type pending struct {
+	file string
+	pkg  Package
+}
+
+// Plan implements Step.
+func (p Packages) Plan(ctx context.Context, r host.Runner) (Change, error) {
+	_, _, c, err := p.plan(ctx, r)
+	return c, err
+}
+
+func (p Packages) plan(ctx context.Context, r host.Runner) (string, []pending, Change, error) {
+	var c Change
+	if len(p.Files) == 0 {
+		return "", nil, c, nil
+	}
+	tool, err := p.Configurer.PackageTool(ctx, r)
+	if err != nil {
+		return "", nil, c, err
+	}
+	if tool == "" {
+		return "", nil, c, ErrNoPackageTool
+	}
+	var todo []pending
+	for _, f := range p.Files {
+		pkg, err := p.Configurer.PackageFile(ctx, r, f)
+		if err != nil {
+			return "", nil, c, err
+		}
+		ok, installed, err := p.installed(ctx, r, pkg)
+		if err != nil {
+			return "", nil, c, err
+		}
+		if ok {
+			continue
+		}
+		todo = append(todo, pending{file: f, pkg: pkg})
+		now := "not installed"
+		if len(installed) > 0 {
+			now = "installed: " + versions(installed)
+		}
+		c.actionf("install %s from %s (%s)", pkg, f, now)
+	}
+	return tool, todo, c, nil
+}
+
+// installed reports whether pkg is installed at its version and arch.
+func (p Packages) installed(ctx context.Context, r host.Runner, pkg Package) (bool, []Package, error) {
+	have, err := p.Configurer.Installed(ctx, r, pkg.Name)
+	if err != nil {
+		return false, nil, err
+	}
+	for _, h := range have {
+		if h.Version == pkg.Version && (h.Arch == pkg.Arch || pkg.Arch == "") {
+			return true, have, nil
+		}
+	}
+	return false, have, nil
+}
+
+// Apply implements Step.
+func (p Packages) Apply(ctx context.Context, r host.Runner) (Change, error) {
+	tool, todo, c, err := p.plan(ctx, r)
+	if err != nil || len(todo) == 0 {
+		return c, err
+	}
+	files := make([]string, len(todo))
+	for i, t := range todo {
+		files[i] = t.file
+	}
+	cmd, err := p.Configurer.InstallCommand(tool, files)
+	if err != nil {
+		return Change{}, err
+	}
+	_, runErr := r.Sudo(ctx, cmd)
+	var missing []string
+	for _, t := range todo {
+		ok, have, err := p.installed(ctx, r, t.pkg)
+		if err != nil {
+			return Change{}, err
+		}
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%s (installed: %s)", t.pkg, versions(have)))
+		}
+	}
+	switch {
+	case len(missing) > 0 && runErr != nil:
+		return Change{}, fmt.Errorf("installing %s: %w; not installed: %s", strings.Join(files, " "), runErr, strings.Join(missing, ", "))
+	case len(missing) > 0:
+		return Change{}, fmt.Errorf("%s succeeded but left not installed: %s", tool, strings.Join(missing, ", "))
+	case runErr != nil:
+		c.warnf("%s reported an error, but every package is installed at its version: %v", tool, runErr)
+	}
+	return c, nil
+}
+
+func versions(ps []Package) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	v := make([]string, len(ps))
+	for i, p := range ps {
+		v[i] = p.Version
+	}
+	return strings.Join(v, ", ")
+}
