@@ -1,0 +1,121 @@
+package hostos
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+)
+
+func TestRenderSysctlSorted(t *testing.T) {
+	got := string(RenderSysctl(map[string]string{
+		"vm.max_map_count":            "262144",
+		"fs.inotify.max_user_watches": "11048576",
+		"net.ipv4.ping_group_range":   " 0 2147483647 ",
+		"kernel.panic":                "10",
+	}))
+	want := "# Written by cargoship; changes here are overwritten on the next apply.\n" +
+		"fs.inotify.max_user_watches = 11048576\n" +
+		"kernel.panic = 10\n" +
+		"net.ipv4.ping_group_range = 0 2147483647\n" +
+		"vm.max_map_count = 262144\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSysctlRejectsBadInput(t *testing.T) {
+	for _, v := range []map[string]string{{"a;reboot": "1"}, {"net.ipv4.ip_forward": "1\nkernel.panic = 0"}} {
+		if _, err := (Sysctl{Values: v}).Plan(context.Background(), &ostest.Fake{}); err == nil {
+			t.Errorf("%q should be refused", v)
+		}
+	}
+}
+
+// TestSysctlPlanFromCapturedOutput: the plan names only differing keys,
+// compares multi-value keys field by field and reports unknown keys.
+func TestSysctlPlanFromCapturedOutput(t *testing.T) {
+	path := "/etc/sysctl.d/90-cargoship.conf"
+	values := map[string]string{"net.ipv4.ip_forward": "1", "net.ipv4.ping_group_range": "0 2147483647", "net.bridge.bridge-nf-call-iptables": "1"}
+	f := (&ostest.Fake{}).
+		On("base64", "present\n"+b64(RenderSysctl(values))).
+		On("sysctl -n", "net.bridge.bridge-nf-call-iptables\terr\tsysctl: cannot stat /proc/sys/net/bridge/bridge-nf-call-iptables: No such file or directory\n"+
+			"net.ipv4.ip_forward\tok\t0\n"+
+			"net.ipv4.ping_group_range\tok\t0 2147483647\n")
+	c, err := (Sysctl{Values: values, Path: path}).Plan(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Actions) != 1 || c.Actions[0] != "set net.ipv4.ip_forward = 1 (now 0)" {
+		t.Errorf("actions = %q", c.Actions)
+	}
+	if len(c.Failed) != 1 || c.Failed[0].Item != "net.bridge.bridge-nf-call-iptables" || !strings.Contains(c.Failed[0].Reason, "cannot stat") {
+		t.Errorf("failed = %v", c.Failed)
+	}
+}
+
+// TestSysctlRoot sets real keys in a throwaway network namespace (net.*
+// keys are per namespace), twice: the second run must change nothing, and
+// a read-only key and an unknown key are reported, not fatal, each time.
+func TestSysctlRoot(t *testing.T) {
+	r := ostest.Netns(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sysctl.d", "90-cargoship.conf")
+	step := Sysctl{Path: path, Values: map[string]string{
+		"net.ipv4.ip_forward":           "1",
+		"net.ipv4.conf.all.forwarding":  "1",
+		"net.ipv4.ping_group_range":     "0 2147483647",
+		"kernel.ostype":                 "NotLinux", // read-only: sysctl -w may exit 0
+		"net.cargoship.nonexistent_key": "1",
+	}}
+	plan, err := step.Plan(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Changed() || len(plan.Failed) != 1 {
+		t.Errorf("plan = %+v", plan)
+	}
+	first, err := step.Apply(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, f := range first.Failed {
+		failed[f.Item] = true
+	}
+	if !failed["kernel.ostype"] || !failed["net.cargoship.nonexistent_key"] || len(failed) != 2 {
+		t.Errorf("failed = %v", first.Failed)
+	}
+	if !contains(first.Actions, "set net.ipv4.ip_forward = 1") || !contains(first.Actions, "write "+path) {
+		t.Errorf("actions = %q", first.Actions)
+	}
+	out, err := r.Run(ctx, "sysctl -n net.ipv4.ip_forward")
+	if err != nil || strings.TrimSpace(out) != "1" {
+		t.Errorf("ip_forward in the namespace = %q %v", out, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(RenderSysctl(step.Values)) {
+		t.Errorf("file = %q", b)
+	}
+	second, err := step.Apply(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Changed() || len(second.Failed) != 2 {
+		t.Errorf("second apply = %+v", second)
+	}
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) + "\n" }
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
