@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+)
+
+// containerdFiles are the upstream engine's containerd settings
+// (engines.md 8): a config.toml for containerd 2.x (config version 3)
+// that keeps the CRI plugin on (the containerd.io package's default config
+// disables it), uses the systemd cgroup driver kubeadm defaults to, reads
+// registry hosts from certs.d, and pins the sandbox image the package
+// carries so an air-gapped node never pulls one; and one hosts.toml per
+// registry from the same registries body k3s and rke2 read.
+func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
+	var b strings.Builder
+	b.WriteString("# Written by cargoship for containerd 2.x.\nversion = 3\n")
+	if pause := sandboxImage(d.Spec.Config.ImageConfig.Images); pause != "" {
+		b.WriteString("\n[plugins.'io.containerd.cri.v1.images'.pinned_images]\n")
+		b.WriteString("  sandbox = " + tomlString(pause) + "\n")
+	}
+	b.WriteString("\n[plugins.'io.containerd.cri.v1.images'.registry]\n")
+	b.WriteString("  config_path = " + tomlString(containerdHosts) + "\n")
+	b.WriteString("\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n")
+	b.WriteString("  SystemdCgroup = true\n")
+	files := []File{
+		{Path: containerdConfig, Content: []byte(b.String()), Mode: modePublic},
+		{Path: crictlConfig, Content: []byte("runtime-endpoint: " + containerdSocket + "\n"), Mode: modePublic},
+	}
+	hosts, err := hostsFiles(reg)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, hosts...), nil
+}
+
+// sandboxImage is the pause image among the package's images.
+func sandboxImage(images []string) string {
+	for _, i := range images {
+		if strings.Contains(i, "/pause:") {
+			return i
+		}
+	}
+	return ""
+}
+
+// hostsFiles turns a registries.yaml body into containerd hosts.toml
+// files. containerd reads no credentials or rewrites from them, so those
+// are refused rather than dropped.
+func hostsFiles(reg map[string]any) ([]File, error) {
+	mirrors, _ := reg["mirrors"].(map[string]any)
+	configs, _ := reg["configs"].(map[string]any)
+	tlsFor := func(host string) (map[string]any, error) {
+		c, _ := configs[host].(map[string]any)
+		if c["auth"] != nil {
+			return nil, fmt.Errorf("registry %s: containerd reads no credentials from hosts.toml; use a kubelet credential provider or imagePullSecrets", host)
+		}
+		t, _ := c["tls"].(map[string]any)
+		return t, nil
+	}
+	used := map[string]bool{}
+	var files []File
+	for _, name := range sortedKeys(mirrors) {
+		m, _ := mirrors[name].(map[string]any)
+		if m["rewrite"] != nil {
+			return nil, fmt.Errorf("registry %s: containerd hosts.toml has no rewrite", name)
+		}
+		var b strings.Builder
+		if name != "*" {
+			tls, err := tlsFor(name)
+			if err != nil {
+				return nil, err
+			}
+			used[name] = true
+			b.WriteString("server = " + tomlString(upstreamServer(name)) + "\n")
+			writeHostTLS(&b, "", tls)
+		}
+		for _, e := range stringList(m["endpoint"]) {
+			h := endpointHost(e)
+			tls, err := tlsFor(h)
+			if err != nil {
+				return nil, err
+			}
+			used[h] = true
+			b.WriteString("\n[host." + tomlString(e) + "]\n")
+			b.WriteString("  capabilities = ['pull', 'resolve']\n")
+			writeHostTLS(&b, "  ", tls)
+		}
+		files = append(files, hostsFile(name, b.String()))
+	}
+	// A registry with TLS settings but no mirror entry.
+	for _, h := range sortedKeys(configs) {
+		if used[h] {
+			continue
+		}
+		tls, err := tlsFor(h)
+		if err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.WriteString("server = " + tomlString(upstreamServer(h)) + "\n")
+		writeHostTLS(&b, "", tls)
+		files = append(files, hostsFile(h, b.String()))
+	}
+	return files, nil
+}
+
+func hostsFile(registry, body string) File {
+	dir := registry
+	if registry == "*" {
+		dir = "_default"
+	}
+	return File{
+		Path:    path.Join(containerdHosts, dir, "hosts.toml"),
+		Content: []byte("# Written by cargoship.\n" + body),
+		Mode:    modePublic,
+	}
+}
+
+// upstreamServer is where containerd falls back to for a registry name.
+func upstreamServer(name string) string {
+	if name == "docker.io" {
+		return "https://registry-1.docker.io"
+	}
+	return "https://" + name
+}
+
+func writeHostTLS(b *strings.Builder, indent string, tls map[string]any) {
+	if ca, ok := tls["ca_file"].(string); ok && ca != "" {
+		b.WriteString(indent + "ca = " + tomlString(ca) + "\n")
+	}
+	cert, _ := tls["cert_file"].(string)
+	key, _ := tls["key_file"].(string)
+	if cert != "" && key != "" {
+		b.WriteString(indent + "client = [[" + tomlString(cert) + ", " + tomlString(key) + "]]\n")
+	}
+	if truthy(tls["insecure_skip_verify"]) {
+		b.WriteString(indent + "skip_verify = true\n")
+	}
+}
+
+// tomlString quotes s as a TOML string: a literal string when it can be
+// one, else a basic string with escapes.
+func tomlString(s string) string {
+	if !strings.ContainsAny(s, "'\n\r\t\\\"") && isPrintable(s) {
+		return "'" + s + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

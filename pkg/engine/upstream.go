@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"path"
+
+	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// upstream is kubeadm with containerd from distribution packages
+// (engines.md 8): kubeadm, kubelet and kubectl in /usr/bin, the kubelet
+// and containerd as services, the control plane as static pods.
+type upstream struct{}
+
+func newUpstream() *upstream { return &upstream{} }
+
+// Paths of the upstream engine. The kubeadm config lives under
+// /etc/cargoship because kubeadm reads it only at init and join, and
+// /etc/kubernetes must be left to kubeadm (its preflight checks it).
+const (
+	kubeadmBin        = "/usr/bin/kubeadm"
+	kubectlBin        = "/usr/bin/kubectl"
+	ctrBin            = "/usr/bin/ctr"
+	kubeadmConfig     = "/etc/cargoship/kubeadm.yaml"
+	kubeadmPatches    = "/etc/cargoship/kubeadm-patches"
+	apiserverFilesDir = "/etc/cargoship/apiserver"
+	auditLogDir       = "/var/log/kubernetes/audit"
+	adminConf         = "/etc/kubernetes/admin.conf"
+	containerdConfig  = "/etc/containerd/config.toml"
+	containerdHosts   = "/etc/containerd/certs.d"
+	containerdSocket  = "unix:///run/containerd/containerd.sock"
+	crictlConfig      = "/etc/crictl.yaml"
+	kubeadmServiceNet = "10.96.0.0/12"
+)
+
+// Name implements Engine.
+func (u *upstream) Name() string { return v1alpha1.EngineUpstream }
+
+// Paths implements Engine.
+func (u *upstream) Paths() Paths {
+	return Paths{
+		Binary:        kubeadmBin,
+		Config:        kubeadmConfig,
+		DataDir:       "/var/lib/kubelet",
+		Kubeconfig:    adminConf,
+		ImagesDir:     v1alpha1.DefaultImagesDir(v1alpha1.EngineUpstream),
+		Registries:    containerdHosts,
+		AuditPolicy:   path.Join(apiserverFilesDir, "audit-policy.yaml"),
+		PodSecurity:   path.Join(apiserverFilesDir, "pod-security.yaml"),
+		KubeletConfig: path.Join(kubeadmPatches, "kubeletconfiguration+merge.yaml"),
+		CACert:        "/etc/kubernetes/pki/ca.crt",
+	}
+}
+
+// Services implements Engine: containerd first, the kubelet needs it.
+func (u *upstream) Services(bool) []string { return []string{"containerd", "kubelet"} }
+
+// Service implements Engine.
+func (u *upstream) Service(bool) string { return "kubelet" }
+
+// APIPort implements Engine.
+func (u *upstream) APIPort() int { return apiPort }
+
+// JoinPort implements Engine: kubeadm has no supervisor; nodes discover
+// the cluster through the API server.
+func (u *upstream) JoinPort() int { return apiPort }
+
+// Ports implements Engine (engines.md 6, KW-PORTS); CNI ports are the
+// CNI's own and not known here.
+func (u *upstream) Ports(controller bool, _ map[string]any) ([]v1alpha1.Port, error) {
+	if controller {
+		return sortPorts([]v1alpha1.Port{
+			tcp("6443"), tcp("2379-2380"), tcp("10250"), tcp("10257"), tcp("10259"),
+		}), nil
+	}
+	return sortPorts([]v1alpha1.Port{tcp("10250"), tcp("30000-32767")}), nil
+}
+
+// Network implements Engine: clusterConfiguration.networking.podSubnet
+// and serviceSubnet. kubeadm has no default pod subnet; the service subnet
+// defaults to 10.96.0.0/12.
+func (u *upstream) Network(cfg map[string]any) (Network, error) {
+	cc, _ := cfg["clusterConfiguration"].(map[string]any)
+	nw, _ := cc["networking"].(map[string]any)
+	n := Network{
+		PodCIDRs:     splitList(nw["podSubnet"]),
+		ServiceCIDRs: splitList(nw["serviceSubnet"]),
+	}
+	if len(n.ServiceCIDRs) == 0 {
+		n.ServiceCIDRs = []string{kubeadmServiceNet}
+	}
+	return n, checkCIDRs(n)
+}
+
+// VersionCommand implements Engine: kubeadm version -o short prints
+// v1.33.3; the kubelet and kubectl packages move with it.
+func (u *upstream) VersionCommand() string {
+	return firstInstalled([]string{kubeadmBin, "/usr/local/bin/kubeadm"}, "version", "-o", "short")
+}
+
+// Kubectl implements Engine.
+func (u *upstream) Kubectl(args ...string) string {
+	return shell.Join(append([]string{kubectlBin, "--kubeconfig", adminConf}, args...)...)
+}
+
+// StartCommand implements Engine.
+func (u *upstream) StartCommand(controller bool) string {
+	return systemctl([]string{"start", "--no-block"}, u.Services(controller)...)
+}
+
+// StopCommand implements Engine: the kubelet only; containerd keeps the
+// images and stopping it would kill every pod at once.
+func (u *upstream) StopCommand(controller bool) string {
+	return systemctl([]string{"stop"}, u.Service(controller))
+}
+
+// EnableCommand implements Engine.
+func (u *upstream) EnableCommand(controller bool) string {
+	return systemctl([]string{"enable"}, u.Services(controller)...)
+}
+
+// KillallCommand implements Engine: kubeadm reset stops the kubelet,
+// removes the node's containers, static pods, certificates and etcd data.
+func (u *upstream) KillallCommand() string {
+	return firstInstalled([]string{kubeadmBin, "/usr/local/bin/kubeadm"}, "reset", "--force")
+}
+
+// CleanupPaths implements Engine. containerd's own state stays: the
+// containerd package owns it.
+func (u *upstream) CleanupPaths() []string {
+	return sortedUnique([]string{
+		"/etc/kubernetes", "/var/lib/etcd", "/var/lib/kubelet", "/etc/cni/net.d", "/var/lib/cni",
+		kubeadmConfig, kubeadmPatches, apiserverFilesDir, containerdHosts,
+	})
+}
+
+// ServerTokenPath implements Engine: kubeadm keeps no token file.
+func (u *upstream) ServerTokenPath() string { return "" }
+
+// JoinTokenCommand implements Engine: a fresh bootstrap token (24h).
+func (u *upstream) JoinTokenCommand() string {
+	return shell.Join(kubeadmBin, "token", "create", "--kubeconfig", adminConf)
+}
+
+// ImportsImagesDirByItself implements Engine: containerd imports nothing
+// by itself.
+func (u *upstream) ImportsImagesDirByItself() bool { return false }
+
+// ImportImagesCommand implements Engine: into the k8s.io namespace the
+// CRI plugin uses (engines.md 8).
+func (u *upstream) ImportImagesCommand(archive string) string {
+	return shell.Join(ctrBin, "--namespace", "k8s.io", "images", "import", archive)
+}
+
+// CertUploader is an engine whose joining controllers need the founder's
+// control-plane certificates uploaded first. kubeadm keeps the uploaded
+// copy two hours, so a controller joining later needs a fresh upload.
+type CertUploader interface {
+	// UploadCertsCommand re-uploads the certificates on the founder,
+	// encrypted with the certificate key its kubeadm config holds.
+	UploadCertsCommand() string
+}
+
+// UploadCertsCommand implements CertUploader.
+func (u *upstream) UploadCertsCommand() string {
+	return shell.Join(kubeadmBin, "init", "phase", "upload-certs", "--upload-certs", "--config", kubeadmConfig)
+}
