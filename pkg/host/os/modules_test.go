@@ -1,0 +1,57 @@
+package hostos
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+)
+
+func TestModulesPlanFromCapturedOutput(t *testing.T) {
+	f := (&ostest.Fake{}).
+		On("base64", "absent\n").
+		On("/sys/module", "br_netfilter absent\noverlay builtin\n")
+	c, err := Modules{}.Plan(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"write " + ModulesPath, "load module br_netfilter"}
+	if strings.Join(c.Actions, "|") != strings.Join(want, "|") {
+		t.Errorf("actions = %q, want %q", c.Actions, want)
+	}
+	if _, err := (Modules{Names: []string{"x;reboot"}}).Plan(context.Background(), f); err == nil {
+		t.Error("a bad module name should be refused")
+	}
+}
+
+// TestModulesLocal runs against this machine: overlay is loaded here (it
+// must be, for containers), and a module that does not exist cannot be
+// loaded whatever modprobe there is. Twice: the second run writes nothing.
+func TestModulesLocal(t *testing.T) {
+	if _, err := os.Stat("/sys/module/overlay"); err != nil {
+		t.Skip("overlay is not loaded on this machine")
+	}
+	ctx := context.Background()
+	r := &ostest.Local{}
+	path := filepath.Join(t.TempDir(), "modules-load.d", "cargoship.conf")
+	step := Modules{Names: []string{"overlay", "cargoship_no_such_module", "overlay"}, Path: path}
+	for run := 1; run <= 2; run++ {
+		c, err := step.Apply(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantActions := 1
+		if run == 2 {
+			wantActions = 0
+		}
+		if len(c.Actions) != wantActions || len(c.Failed) != 1 || c.Failed[0].Item != "cargoship_no_such_module" {
+			t.Errorf("run %d: %+v", run, c)
+		}
+	}
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(string(b), "\noverlay\ncargoship_no_such_module\n") {
+		t.Errorf("file = %q", b)
+	}
+}
