@@ -17,10 +17,7 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	p := r.Paths()
 	host := in.Host.Name()
 
-	cfg := cloneMap(in.Distro.Spec.Config.Engine.Config)
-	if n.profile != nil {
-		cfg = merge(cfg, n.profile.EngineConfig)
-	}
+	cfg := HostConfig(in.Cluster, in.Distro, in.Host)
 	if err := r.checkOwnedKeys(cfg, p); err != nil {
 		return Rendered{}, fmt.Errorf("%s: %w", host, err)
 	}

@@ -179,6 +179,18 @@ func profileFor(c *v1alpha1.Cluster, h *v1alpha1.Host) *v1alpha1.Profile {
 	return nil
 }
 
+// HostConfig is a host's engine config: the distro's engine.config with
+// the engineConfig of the profile the host names laid over it (see merge:
+// a profile key replaces the distro's, "key+" appends to it). It is what
+// Ports and Network read for a host; Render adds the per-host keys.
+func HostConfig(c *v1alpha1.Cluster, d *v1alpha1.Distro, h *v1alpha1.Host) map[string]any {
+	cfg := cloneMap(d.Spec.Config.Engine.Config)
+	if p := profileFor(c, h); p != nil {
+		cfg = merge(cfg, p.EngineConfig)
+	}
+	return cfg
+}
+
 // node is what every engine needs about the host being rendered.
 type node struct {
 	name       string
@@ -259,6 +271,9 @@ func labels(existing []string, host map[string]string) ([]string, error) {
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
+		if err := kubeletMaySet(k); err != nil {
+			return nil, err
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -267,6 +282,36 @@ func labels(existing []string, host map[string]string) ([]string, error) {
 		out[i] = k + "=" + m[k]
 	}
 	return out, nil
+}
+
+// kubeletLabels are the kubernetes.io labels a kubelet may set on its own
+// node; any other label in that namespace makes it refuse to start
+// (k3s-io/k3s#10916). Role labels are set through the API instead
+// (phase 29).
+var kubeletLabels = keySet(
+	"beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type", "beta.kubernetes.io/os",
+	"failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+	"kubernetes.io/arch", "kubernetes.io/hostname", "kubernetes.io/os",
+	"node.kubernetes.io/instance-type", "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+)
+
+func kubeletMaySet(key string) error {
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok || kubeletLabels[key] {
+		return nil
+	}
+	for _, ns := range []string{"kubernetes.io", "k8s.io"} {
+		if domain != ns && !strings.HasSuffix(domain, "."+ns) {
+			continue
+		}
+		for _, allowed := range []string{"kubelet.kubernetes.io", "node.kubernetes.io"} {
+			if domain == allowed || strings.HasSuffix(domain, "."+allowed) {
+				return nil
+			}
+		}
+		return fmt.Errorf("label %s: a kubelet may not set %s labels on its node and would not start; node roles are labelled through the API (--label-nodes)", key, ns)
+	}
+	return nil
 }
 
 // taint is one parsed "key[=value]:Effect".

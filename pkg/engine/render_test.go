@@ -196,6 +196,12 @@ func TestRenderRefuses(t *testing.T) {
 		}},
 		{"a bad taint", "rke2", "w2", "effect must be", func(f fixture, in *RenderInput) { in.Host.Taints = []string{"a=b:Sometimes"} }},
 		{"a bad label", "k3s", "w2", "label", func(f fixture, in *RenderInput) { in.Host.Labels = map[string]string{"a,b": "c"} }},
+		{"a role label the kubelet refuses", "rke2", "w2", "may not set kubernetes.io labels", func(f fixture, in *RenderInput) {
+			in.Host.Labels = map[string]string{"node-role.kubernetes.io/infra": "true"}
+		}},
+		{"a k8s.io label for kubeadm", "upstream", "w1", "may not set k8s.io labels", func(f fixture, in *RenderInput) {
+			in.Host.Labels = map[string]string{"k8s.io/x": "y"}
+		}},
 		{"unresolved registry password", "k3s", "w1", "$REG_PASS", func(f fixture, in *RenderInput) {
 			f.cluster.Spec.Config.Registries = []v1alpha1.Registry{{Name: "r.example.com", Auth: &v1alpha1.RegistryAuth{User: "u", PassEnv: "REG_PASS"}}}
 		}},
@@ -250,11 +256,11 @@ func TestNodeNameOverrideAndHostLabelsWin(t *testing.T) {
 	f := loadFixture(t, v1alpha1.EngineRKE2, "cluster-ha.yaml")
 	in := f.input(t, "w2", "c1", true)
 	in.NodeName = "w2.example.internal"
-	in.Host.Labels["node-role.kubernetes.io/infra"] = "false"
+	in.Host.Labels["example.com/pool"] = "edge"
 	_, cfg := renderConfig(t, f, in)
 	assert.Equal(t, "w2.example.internal", cfg["node-name"])
 	assert.Equal(t, "10.0.0.22", cfg["node-ip"])
-	assert.Equal(t, []any{"node-role.kubernetes.io/infra=false", "tier=infra", "zone=a"}, cfg["node-label"])
+	assert.Equal(t, []any{"example.com/pool=edge", "tier=infra", "zone=a"}, cfg["node-label"])
 }
 
 func TestRenderDoesNotChangeSharedDocuments(t *testing.T) {
@@ -332,4 +338,14 @@ func TestTLSSANsSortedAndDeduplicated(t *testing.T) {
 	want := []any{"10.0.0.10", "10.0.0.11", "10.0.0.12", "10.0.0.13", "api.example.com", "c1", "c2", "c3"}
 	assert.Equal(t, want, cfg["tls-san"])
 	assert.True(t, strings.HasPrefix(f.engine.Paths().Config, "/etc/rancher/k3s/"))
+}
+
+func TestHostConfigLaysTheProfileOverTheDistro(t *testing.T) {
+	f := loadFixture(t, v1alpha1.EngineK3s, "cluster-ha.yaml")
+	infra := HostConfig(f.cluster, f.distro, f.hostNamed(t, "w2"))
+	assert.Equal(t, []any{"read-only-port=0", "max-pods=200"}, infra["kubelet-arg"], "kubelet-arg+ appends")
+	assert.Equal(t, []any{"example.com/pool=infra"}, infra["node-label"])
+	plain := HostConfig(f.cluster, f.distro, f.hostNamed(t, "w1"))
+	assert.Equal(t, []any{"read-only-port=0"}, plain["kubelet-arg"], "w1's profile (worker) is not defined")
+	assert.NotContains(t, plain, "node-label")
 }

@@ -35,10 +35,7 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	host := in.Host.Name()
 	fail := func(err error) (Rendered, error) { return Rendered{}, fmt.Errorf("%s: %w", host, err) }
 
-	cfg := cloneMap(in.Distro.Spec.Config.Engine.Config)
-	if n.profile != nil {
-		cfg = merge(cfg, n.profile.EngineConfig)
-	}
+	cfg := HostConfig(in.Cluster, in.Distro, in.Host)
 	if err := checkUpstreamConfig(cfg); err != nil {
 		return fail(err)
 	}
@@ -146,10 +143,12 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 		files = append(files, apiFiles...)
 	}
 
+	// containerd is restarted, not just started: the package starts it
+	// with its own config, which turns the CRI plugin off.
 	start = append([]string{
 		systemctl([]string{"daemon-reload"}),
-		systemctl([]string{"enable", "--now"}, "containerd"),
-		systemctl([]string{"enable"}, "kubelet"),
+		systemctl([]string{"enable"}, "containerd", "kubelet"),
+		systemctl([]string{"restart"}, "containerd"),
 	}, start...)
 	return Rendered{Files: sortFiles(files), Start: start}, nil
 }
