@@ -27,6 +27,9 @@ type App struct {
 	Out      io.Writer
 	Err      io.Writer
 	Getenv   func(string) string
+	// LookupEnv tells an unset variable from an empty one
+	// (SSH_KNOWN_HOSTS="" turns host key checking off).
+	LookupEnv func(string) (string, bool)
 }
 
 // globalFlags are the persistent flags; a flag given wins over settings.
@@ -38,8 +41,9 @@ type globalFlags struct {
 
 // NewRootCommand builds the whole tree. out and errOut are where commands
 // print and log; getenv reads the environment (tests pass their own).
-func NewRootCommand(out, errOut io.Writer, getenv func(string) string) *cobra.Command {
-	app := &App{Out: out, Err: errOut, Getenv: getenv, Settings: DefaultSettings()}
+func NewRootCommand(out, errOut io.Writer, lookupEnv func(string) (string, bool)) *cobra.Command {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	app := &App{Out: out, Err: errOut, Getenv: getenv, LookupEnv: lookupEnv, Settings: DefaultSettings()}
 	var g globalFlags
 	root := &cobra.Command{
 		Use:           "cargoship COMMAND",
@@ -116,7 +120,7 @@ func (a *App) setup(cmd *cobra.Command, g *globalFlags) error {
 func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
-	root := NewRootCommand(os.Stdout, os.Stderr, os.Getenv)
+	root := NewRootCommand(os.Stdout, os.Stderr, os.LookupEnv)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

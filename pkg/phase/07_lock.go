@@ -39,6 +39,9 @@ func (p *AcquireLock) Title() string { return "Acquire exclusive host lock" }
 func (p *AcquireLock) Prepare(_ context.Context, s *State) error {
 	p.state = s
 	if p.Wait == 0 {
+		p.Wait = s.Options.LockWait
+	}
+	if p.Wait == 0 {
 		p.Wait = lockStaleAfter + lockRefreshEvery
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 )
 
 // Host is one inventory host during a run: its document entry, its
@@ -17,13 +18,21 @@ type Host struct {
 	Spec  *v1alpha1.Host
 	Index int
 	Conn  host.Runner
+	OS    hostos.OS
 	Facts Facts
 	// EngineVersion is the engine version installed on the host, "" when
 	// none is.
 	EngineVersion string
+	// EngineRunning says the node's engine service is active.
+	EngineRunning bool
 	// Route is the upload phase that claimed the host (rpm, apt, binary),
 	// set from the files that phase actually uploaded to it.
 	Route string
+	// Staged are executables uploaded and waiting to be moved into place.
+	Staged []StagedFile
+	// Packages are package files uploaded for the host's route, waiting
+	// for the package manager.
+	Packages []string
 }
 
 // Facts are what phases 2 and 3 read off the host.

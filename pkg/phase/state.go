@@ -2,9 +2,12 @@ package phase
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // Options are the run's switches, resolved from flags and settings.
@@ -20,19 +23,32 @@ type Options struct {
 	KnownHostsPath string
 	// InstanceID identifies this run in lock files.
 	InstanceID string
-	Getenv     func(string) string
+	// LookupEnv reads the environment (sudo passwords, registry passwords,
+	// SSH_KNOWN_HOSTS); it tells unset from empty.
+	LookupEnv func(string) (string, bool)
+	// LockWait is how long to wait for another run's lock.
+	LockWait time.Duration
 }
 
 // State is what phases share: the documents, the hosts, the report.
 type State struct {
 	Cluster *v1alpha1.Cluster
 	Distro  *v1alpha1.Distro
+	// Package is the verified package; nil for commands that need none.
+	Package *pkgfile.Package
+	Engine  engine.Engine
 	Hosts   Hosts
+	// ClusterDir is the inventory's directory: relative src paths of host
+	// files are read from it.
+	ClusterDir string
 	// Arches are the architectures the package carries.
 	Arches  []string
 	Options Options
 	Report  *Report
 	Log     *slog.Logger
+
+	mu    sync.Mutex // guards per-host lists phases append to concurrently
+	token string     // the cluster token once found or made; never logged
 }
 
 // NewState builds the run's hosts from the inventory.

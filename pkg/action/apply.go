@@ -1,0 +1,40 @@
+package action
+
+import "github.com/colonel-byte/cargoship/pkg/phase"
+
+// ApplyPhases is the ordered phase list of `cargoship apply` (seeds/003).
+func ApplyPhases() []phase.Phase {
+	connect := &phase.Connect{}
+	lock := &phase.AcquireLock{}
+	return []phase.Phase{
+		connect,
+		&phase.DetectOS{},
+		&phase.GatherFacts{},
+		&phase.ValidateHosts{},
+		&phase.DistroFacts{},
+		&phase.RemovedNodes{},
+		lock,
+		&phase.UploadFiles{},
+		phase.NewUploadRPM(),
+		phase.NewUploadAPT(),
+		phase.NewUploadBinary(),
+		&phase.ConfigureEngine{},
+		&phase.ReleaseLock{Lock: lock},
+		&phase.Disconnect{Connect: connect},
+	}
+}
+
+// PreparePhases runs only the preparation phases of apply.
+func PreparePhases() []phase.Phase {
+	connect := &phase.Connect{}
+	lock := &phase.AcquireLock{}
+	return []phase.Phase{
+		connect,
+		&phase.DetectOS{},
+		&phase.GatherFacts{},
+		&phase.ValidateHosts{},
+		lock,
+		&phase.ReleaseLock{Lock: lock},
+		&phase.Disconnect{Connect: connect},
+	}
+}

@@ -1,0 +1,101 @@
+// Package action is what a command does: which phases, in which order,
+// over which documents. The cli package turns flags into Options; this
+// package loads and verifies everything before a single host is touched.
+package action
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// Options are what apply, prepare and reset share.
+type Options struct {
+	PackagePath string
+	ClusterPath string
+	// ClusterDir resolves relative paths in the inventory.
+	ClusterDir string
+	// PublicKey, when set, requires the package to be signed by it.
+	PublicKey ed25519.PublicKey
+	TmpDir    string
+	Phase     phase.Options
+	Log       *slog.Logger
+}
+
+// Loaded is everything a run needs, verified.
+type Loaded struct {
+	State *phase.State
+}
+
+// Close releases the package's extracted copy.
+func (l *Loaded) Close() error {
+	if l.State.Package != nil {
+		return l.State.Package.Close()
+	}
+	return nil
+}
+
+// Load reads the inventory and opens the package. Both are checked fully
+// here, so a document or package that fails leaves every host untouched.
+func Load(ctx context.Context, o Options) (*Loaded, error) {
+	cluster, findings, err := v1alpha1.LoadClusterFile(o.ClusterPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range findings.Warnings() {
+		o.Log.Warn(f.String())
+	}
+	pkg, err := pkgfile.OpenContext(ctx, o.PackagePath, pkgfile.OpenOptions{PublicKey: o.PublicKey, TmpDir: o.TmpDir})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.For(pkg.Distro.Spec.Type)
+	if err != nil {
+		_ = pkg.Close()
+		return nil, fmt.Errorf("package %s: %w", o.PackagePath, err)
+	}
+	if o.Phase.InstanceID == "" {
+		o.Phase.InstanceID = InstanceID()
+	}
+	st := phase.NewState(cluster, pkg.Distro, o.Phase, o.Log)
+	st.Package = pkg
+	st.ClusterDir = o.ClusterDir
+	st.Engine = eng
+	return &Loaded{State: st}, nil
+}
+
+// Run walks phases over a loaded state and logs the summary.
+func Run(ctx context.Context, l *Loaded, phases []phase.Phase) error {
+	st := l.State
+	if st.Options.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, st.Options.Timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	err := (&phase.Manager{Phases: phases, State: st}).Run(ctx)
+	if err != nil {
+		st.Log.Error("failed", "after", time.Since(start).Round(time.Millisecond).String(), "error", err)
+		return err
+	}
+	st.Log.Info("finished", "duration", time.Since(start).Round(time.Millisecond).String(), "dryRun", st.Options.DryRun)
+	return nil
+}
+
+// InstanceID names this run in lock files: host and pid.
+func InstanceID() string {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "unknown"
+	}
+	return h + "-" + strconv.Itoa(os.Getpid())
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
+
+func init() { extraCommands = append(extraCommands, newApplyCommand, newPrepareCommand) }
+
+func newApplyCommand(app *App) *cobra.Command {
+	var f installFlags
+	cmd := &cobra.Command{
+		Use:     "apply PACKAGE --config CLUSTER.yaml (--confirm | --dry-run)",
+		GroupID: groupInstall,
+		Short:   "Install or upgrade the package's Kubernetes on every host of the inventory",
+		Long: "apply verifies the package and the inventory, then walks the phase list of docs/apply.md over SSH on\n" +
+			"every host: connect, check, prepare, upload, configure, start, join, upgrade. A second apply on a\n" +
+			"converged cluster changes nothing. --dry-run connects and checks for real, then reports per host\n" +
+			"what would change, and writes nothing.",
+		Example: "  cargoship apply cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --config cluster.yaml --dry-run\n" +
+			"  cargoship apply cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --config cluster.yaml --confirm -H -F",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInstall(cmd, app, &f, args[0], action.ApplyPhases())
+		},
+	}
+	f.register(cmd, app)
+	return cmd
+}
+
+func newPrepareCommand(app *App) *cobra.Command {
+	var f installFlags
+	cmd := &cobra.Command{
+		Use:     "prepare PACKAGE --config CLUSTER.yaml (--confirm | --dry-run)",
+		GroupID: groupInstall,
+		Short:   "Run only the host preparation phases (an apply runs them too)",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInstall(cmd, app, &f, args[0], action.PreparePhases())
+		},
+	}
+	f.register(cmd, app)
+	return cmd
+}
+
+// runInstall loads and verifies everything, walks the phases, and prints
+// the summary, also after a failure: what did change matters most then.
+func runInstall(cmd *cobra.Command, app *App, f *installFlags, pkgPath string, phases []phase.Phase) error {
+	o, err := f.options(cmd, app, pkgPath)
+	if err != nil {
+		return err
+	}
+	loaded, err := action.Load(cmd.Context(), o)
+	if err != nil {
+		return err
+	}
+	defer loaded.Close()
+	runErr := action.Run(cmd.Context(), loaded, phases)
+	_, _ = fmt.Fprint(app.Out, loaded.State.Report.Summary(o.Phase.DryRun))
+	return runErr
+}

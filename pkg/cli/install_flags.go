@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
+
+// installFlags are the flags apply, prepare and reset share.
+type installFlags struct {
+	config            string
+	confirm           bool
+	dryRun            bool
+	concurrency       int
+	uploadConcurrency int
+	workerConcurrency int
+	updateHosts       bool
+	updateFirewall    bool
+	verifyKey         string
+	lockWait          time.Duration
+}
+
+func (f *installFlags) register(cmd *cobra.Command, app *App) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "the cluster inventory (required)")
+	fl.BoolVar(&f.confirm, "confirm", false, "confirm that every host of the inventory may be changed")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "connect and check for real, then report what would change on each host and change nothing")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
+	fl.IntVar(&f.uploadConcurrency, "upload-concurrency", 0, "hosts uploaded to at once (default: --concurrency)")
+	fl.IntVarP(&f.workerConcurrency, "worker-concurrency", "w", 0, "workers started or upgraded at once; 0 means all (CARGOSHIP_WORKER_CONCURRENCY)")
+	fl.IntVar(&f.workerConcurrency, "work-concurrency", 0, "")
+	_ = fl.MarkHidden("work-concurrency")
+	fl.BoolVarP(&f.updateHosts, "update-hosts", "H", false, "write every node's name and address into /etc/hosts (CARGOSHIP_UPDATE_HOSTS)")
+	fl.BoolVarP(&f.updateFirewall, "update-firewall", "F", false, "configure firewalld, ufw or nftables for the cluster (CARGOSHIP_UPDATE_FIREWALL)")
+	fl.StringVar(&f.verifyKey, "verify-key", "", "require the package to be signed by this public key")
+	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
+	_ = app
+}
+
+// options resolves flags over settings into action options.
+func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (action.Options, error) {
+	if f.config == "" {
+		return action.Options{}, errors.New("--config is required: the cluster inventory to act on")
+	}
+	if !f.confirm && !f.dryRun {
+		return action.Options{}, errors.New("this changes every host of the inventory: pass --confirm, or --dry-run to see what would change")
+	}
+	s := app.Settings
+	fl := cmd.Flags()
+	conc := s.Concurrency
+	if fl.Changed("concurrency") {
+		conc = f.concurrency
+	}
+	if conc < 0 {
+		return action.Options{}, errors.New("--concurrency must be 0 (unlimited) or more")
+	}
+	upload := conc
+	if fl.Changed("upload-concurrency") {
+		upload = f.uploadConcurrency
+	}
+	workers := s.WorkerConcurrency
+	if fl.Changed("worker-concurrency") || fl.Changed("work-concurrency") {
+		workers = f.workerConcurrency
+	}
+	o := action.Options{
+		PackagePath: pkgPath,
+		ClusterPath: f.config,
+		TmpDir:      s.TmpDir,
+		Log:         app.Log,
+		Phase: phase.Options{
+			DryRun:            f.dryRun,
+			UpdateHosts:       s.UpdateHosts || f.updateHosts,
+			UpdateFirewall:    s.UpdateFirewall || f.updateFirewall,
+			Concurrency:       conc,
+			UploadConcurrency: upload,
+			WorkerConcurrency: workers,
+			Timeout:           s.Timeout,
+			LookupEnv:         app.LookupEnv,
+			LockWait:          f.lockWait,
+		},
+	}
+	if dir, err := filepath.Abs(filepath.Dir(f.config)); err == nil {
+		o.ClusterDir = dir
+	}
+	if f.verifyKey != "" {
+		k, err := readPublicKey(f.verifyKey)
+		if err != nil {
+			return o, err
+		}
+		o.PublicKey = k
+	}
+	return o, nil
+}
+
+// readPublicKey reads an ed25519 public key written by `cargoship keygen`.
+func readPublicKey(path string) (ed25519.PublicKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--verify-key: %w", err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("--verify-key %s: not a PEM public key", path)
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("--verify-key %s: %w", path, err)
+	}
+	pub, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("--verify-key %s: not an ed25519 key", path)
+	}
+	return pub, nil
+}

@@ -1,0 +1,63 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// DistroFacts reads the engine version installed on each host and whether
+// its service runs. That tells an upgrade from an install, and catches a
+// downgrade before a real run starts one.
+type DistroFacts struct {
+	readOnly
+	state *State
+}
+
+// Title implements Phase.
+func (p *DistroFacts) Title() string { return "Gathering facts about the distro installed" }
+
+// Prepare implements Preparer.
+func (p *DistroFacts) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	return nil
+}
+
+// Run implements Phase.
+func (p *DistroFacts) Run(ctx context.Context) error {
+	s := p.state
+	want, err := engine.ParseVersion(s.Distro.Spec.Version)
+	if err != nil {
+		return fmt.Errorf("the package's spec.version: %w", err)
+	}
+	err = s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		out, err := h.Conn.Sudo(ctx, s.Engine.VersionCommand())
+		if err != nil {
+			return fmt.Errorf("reading the %s version: %w", s.Engine.Name(), err)
+		}
+		h.EngineVersion, h.EngineRunning = "", false
+		if strings.TrimSpace(out) == "" {
+			s.logger().Info("no engine installed", "host", h.String(), "engine", s.Engine.Name())
+			return nil
+		}
+		have, err := engine.ParseVersion(out)
+		if err != nil {
+			return fmt.Errorf("reading the %s version: %w", s.Engine.Name(), err)
+		}
+		h.EngineVersion = have.String()
+		state, _ := h.Conn.Sudo(ctx, shell.Join("systemctl", "is-active", s.Engine.Service(h.IsController())))
+		h.EngineRunning = strings.TrimSpace(state) == "active"
+		if engine.Compare(have, want) > 0 {
+			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, want)
+		}
+		s.logger().Info("engine installed", "host", h.String(), "version", have.String(), "running", h.EngineRunning)
+		return nil
+	})
+	if err == nil && len(s.Hosts.Filter(func(h *Host) bool { return h.EngineVersion != "" })) == 0 {
+		s.Report.Note("no host runs %s yet: this is an install", s.Engine.Name())
+	}
+	return err
+}

@@ -1,0 +1,131 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+)
+
+// UploadRoute is one install route's upload phase (RPM, APT, Binaries). A
+// host is claimed by the route whose files it actually gets: a package with
+// no debs leaves Debian hosts to the binary route (seeds/001).
+type UploadRoute struct {
+	Route string
+	state *State
+	plans map[*Host][]placement
+}
+
+// NewUploadRPM is phase 15.
+func NewUploadRPM() *UploadRoute { return &UploadRoute{Route: v1alpha1.RouteRPM} }
+
+// NewUploadAPT is phase 16.
+func NewUploadAPT() *UploadRoute { return &UploadRoute{Route: v1alpha1.RouteAPT} }
+
+// NewUploadBinary is phase 17, the catch-all.
+func NewUploadBinary() *UploadRoute { return &UploadRoute{Route: v1alpha1.RouteBinary} }
+
+// Title implements Phase.
+func (p *UploadRoute) Title() string {
+	switch p.Route {
+	case v1alpha1.RouteRPM:
+		return "Upload files to hosts – RPM"
+	case v1alpha1.RouteAPT:
+		return "Upload files to hosts – APT"
+	}
+	return "Upload files to hosts – Binaries"
+}
+
+// eligible says whether a host may take this route at all: RPM and APT by
+// OS family, the binary route for any host no earlier route claimed.
+func (p *UploadRoute) eligible(h *Host) bool {
+	if h.Route != "" {
+		return false
+	}
+	switch p.Route {
+	case v1alpha1.RouteRPM, v1alpha1.RouteAPT:
+		return h.OS.Route() == p.Route
+	}
+	return true
+}
+
+// Prepare implements Preparer: it selects each eligible host's files and
+// claims the host for this route only when there are some.
+func (p *UploadRoute) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.plans = map[*Host][]placement{}
+	entries := s.Package.Entries()
+	for _, h := range s.Hosts {
+		if !p.eligible(h) {
+			continue
+		}
+		es := routeEntries(entries, p.Route, h)
+		if len(es) == 0 {
+			continue
+		}
+		var pls []placement
+		for _, e := range es {
+			pl := s.entryPlacement(e, e.Target)
+			if p.Route != v1alpha1.RouteBinary {
+				pl.staged = false // package files are installed by the package manager, not moved
+			}
+			pls = append(pls, pl)
+		}
+		p.plans[h] = pls
+		h.Route = p.Route
+	}
+	if len(p.plans) == 0 {
+		s.Report.Note("%s: the package has no %s files for any host here; no host claimed", p.Title(), p.Route)
+	}
+	return nil
+}
+
+// ShouldRun implements Conditional.
+func (p *UploadRoute) ShouldRun() bool { return len(p.plans) > 0 }
+
+// Plan implements Planner.
+func (p *UploadRoute) Plan(ctx context.Context) ([]Change, error) {
+	changes, err := p.state.planHosts(ctx, p.plans)
+	if err != nil {
+		return nil, err
+	}
+	if p.Route != v1alpha1.RouteBinary {
+		for h, pls := range p.plans {
+			files := make([]string, len(pls))
+			for i, pl := range pls {
+				files[i] = pl.target
+			}
+			if missing, err := p.state.packagesMissing(ctx, h, files); err != nil {
+				return nil, err
+			} else if len(missing) > 0 {
+				changes = append(changes, Change{Host: h.String(), What: fmt.Sprintf("install %d %s package(s) from uploaded files", len(missing), p.Route)})
+			}
+		}
+	}
+	return changes, nil
+}
+
+// Run implements Phase.
+func (p *UploadRoute) Run(ctx context.Context) error {
+	s := p.state
+	claimed := s.Hosts.Filter(func(h *Host) bool { return len(p.plans[h]) > 0 })
+	s.logger().Info("route", "route", p.Route, "hosts", claimed.Names())
+	return claimed.Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
+		if err := s.placeAll(ctx, h, p.Title(), p.plans[h]); err != nil {
+			return err
+		}
+		if p.Route != v1alpha1.RouteBinary {
+			for _, pl := range p.plans[h] {
+				s.queuePackage(h, pl.target)
+			}
+		}
+		return nil
+	})
+}
+
+// queuePackage remembers an uploaded package file for the install phases.
+func (s *State) queuePackage(h *Host, file string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.Packages = append(h.Packages, file)
+}

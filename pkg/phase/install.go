@@ -1,0 +1,122 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// installStaged moves a host's staged executables into place (an atomic
+// rename on the target's filesystem), creates their symlinks, and reloads
+// systemd when a unit changed.
+func (s *State) installStaged(ctx context.Context, h *Host, phaseTitle string) error {
+	s.mu.Lock()
+	staged := h.Staged
+	h.Staged = nil
+	s.mu.Unlock()
+	for _, f := range staged {
+		if _, err := h.Conn.Sudo(ctx, shell.Join("mv", "-f", f.Staged, f.Target)); err != nil {
+			return fmt.Errorf("installing %s: %w", f.Target, err)
+		}
+		if err := s.linkAll(ctx, h, f.Target, f.Symlinks); err != nil {
+			return err
+		}
+		s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: "installed " + f.Target})
+	}
+	return nil
+}
+
+// linkAll points each link at target; an existing right link is left.
+func (s *State) linkAll(ctx context.Context, h *Host, target string, links []string) error {
+	for _, l := range links {
+		script := `[ "$(readlink "$2")" = "$1" ] || { mkdir -p "$(dirname "$2")" && ln -sfn "$1" "$2"; }`
+		if _, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "link", target, l)); err != nil {
+			return fmt.Errorf("linking %s to %s: %w", l, target, err)
+		}
+	}
+	return nil
+}
+
+// isUnitFile says a path is a systemd unit, after which systemd reloads.
+func isUnitFile(p string) bool {
+	return strings.Contains(p, "/systemd/system/") && (path.Ext(p) == ".service" || path.Ext(p) == ".socket" || path.Ext(p) == ".timer")
+}
+
+// daemonReload makes systemd read changed unit files.
+func daemonReload(ctx context.Context, h *Host) error {
+	if _, err := h.Conn.Sudo(ctx, "systemctl daemon-reload"); err != nil {
+		return fmt.Errorf("systemctl daemon-reload: %w", err)
+	}
+	return nil
+}
+
+// packagesMissing lists the package files whose package is not installed at
+// that version. A file not on the host yet counts as missing.
+func (s *State) packagesMissing(ctx context.Context, h *Host, files []string) ([]string, error) {
+	cfg := hostos.For(h.OS)
+	var missing []string
+	for _, f := range files {
+		pkg, err := cfg.PackageFile(ctx, h.Conn, f)
+		if err != nil {
+			missing = append(missing, f)
+			continue
+		}
+		installed, err := cfg.Installed(ctx, h.Conn, pkg.Name)
+		if err != nil {
+			return nil, fmt.Errorf("is %s installed: %w", pkg.Name, err)
+		}
+		have := false
+		for _, i := range installed {
+			if i.Version == pkg.Version {
+				have = true
+			}
+		}
+		if !have {
+			missing = append(missing, f)
+		}
+	}
+	return missing, nil
+}
+
+// installPackages installs a host's uploaded package files that are not
+// installed yet, from those files only: every repository is disabled.
+func (s *State) installPackages(ctx context.Context, h *Host, phaseTitle string) error {
+	s.mu.Lock()
+	files := h.Packages
+	h.Packages = nil
+	s.mu.Unlock()
+	if len(files) == 0 {
+		return nil
+	}
+	missing, err := s.packagesMissing(ctx, h, files)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	cfg := hostos.For(h.OS)
+	tool, err := cfg.PackageTool(ctx, h.Conn)
+	if err != nil {
+		return err
+	}
+	cmd, err := cfg.InstallCommand(tool, missing)
+	if err != nil {
+		return err
+	}
+	if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
+		return fmt.Errorf("installing %s: %w", strings.Join(missing, ", "), err)
+	}
+	s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: fmt.Sprintf("installed %d package(s) with %s: %s", len(missing), tool, strings.Join(missing, ", "))})
+	return nil
+}
+
+// installPending installs everything the upload phases left waiting on a
+// host: package files first (they may ship the units), then staged files.
+func (s *State) installPending(ctx context.Context, h *Host, phaseTitle string) error {
+	if err := s.installPackages(ctx, h, phaseTitle); err != nil {
+		return err
+	}
+	return s.installStaged(ctx, h, phaseTitle)
+}
