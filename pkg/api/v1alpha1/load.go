@@ -121,6 +121,9 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 		}
 		return d, false
 	}
+	if !checkAliases(d) {
+		return d, false
+	}
 	if misshapen := walkUnknown(d, d.body, typeOf(v), ""); misshapen > 0 {
 		// The decoder would stop at the first of these; all are reported.
 		return d, false
