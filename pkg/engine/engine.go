@@ -1,11 +1,3 @@
-// Package engine is everything engine-specific the phases need, for k3s,
-// rke2 and upstream kubeadm behind one interface: where files live, which
-// services run, which ports they use, what each node's configuration looks
-// like, how to read versions and which commands drive the engine.
-//
-// Nothing here touches a host. Commands are returned as shell command lines
-// built with shell.Join; files are returned as content for the caller to
-// write. That keeps the engine rules testable without a machine.
 package engine
 
 import (

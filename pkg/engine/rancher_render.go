@@ -93,6 +93,11 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	}
 
 	if n.profile != nil && len(n.profile.KubeletConfig) > 0 {
+		// kubelet-arg config= is honoured over the engine's own kubelet
+		// defaults from 1.32 on (k3s docs, "Kubelet configuration").
+		if v, err := ParseVersion(in.Distro.Spec.Version); err != nil || Compare(v, Version{Major: 1, Minor: 32}) < 0 {
+			return Rendered{}, fmt.Errorf("%s: profile %s sets kubeletConfig, which %s %s cannot take; it needs 1.32 or later", host, n.profile.Name, r.name, in.Distro.Spec.Version)
+		}
 		b, err := marshalYAML(document("kubelet.config.k8s.io/v1beta1", "KubeletConfiguration", n.profile.KubeletConfig))
 		if err != nil {
 			return Rendered{}, err

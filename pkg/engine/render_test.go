@@ -194,6 +194,9 @@ func TestRenderRefuses(t *testing.T) {
 		{"kubelet config set twice", "k3s", "w2", "kubelet-arg already sets config", func(f fixture, in *RenderInput) {
 			f.distro.Spec.Config.Engine.Config["kubelet-arg"] = []any{"config=/etc/mine.yaml"}
 		}},
+		{"kubelet config on an old engine", "rke2", "w2", "needs 1.32", func(f fixture, in *RenderInput) {
+			f.distro.Spec.Version = "1.31.9-rke2r1"
+		}},
 		{"a bad taint", "rke2", "w2", "effect must be", func(f fixture, in *RenderInput) { in.Host.Taints = []string{"a=b:Sometimes"} }},
 		{"a bad label", "k3s", "w2", "label", func(f fixture, in *RenderInput) { in.Host.Labels = map[string]string{"a,b": "c"} }},
 		{"a role label the kubelet refuses", "rke2", "w2", "may not set kubernetes.io labels", func(f fixture, in *RenderInput) {
