@@ -24,8 +24,8 @@ type Engine interface {
 	// and API share it), 9345 for the rke2 supervisor, 6443 for kubeadm.
 	JoinPort() int
 	// Ports are the inbound ports a node of the role listens on, for the
-	// firewall. config is the node's engine config: the CNI and the
-	// embedded registry decide some of them.
+	// firewall. config is the node's HostConfig: the CNI, the flannel
+	// backend and the embedded registry decide some of them.
 	Ports(controller bool, config map[string]any) ([]v1alpha1.Port, error)
 	// Network is the pod and service CIDRs an engine config gives the
 	// cluster, with the engine's defaults where it sets none.

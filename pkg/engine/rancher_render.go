@@ -55,7 +55,7 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	}
 
 	if n.controller {
-		cfg["tls-san"] = anyList(tlsSANs(in.Cluster, stringList(cfg["tls-san"])))
+		cfg["tls-san"] = anyList(tlsSANs(in.Cluster, append(stringList(cfg["tls-san"]), n.name)))
 		if in.AgentToken != "" {
 			cfg["agent-token-file"] = p.AgentTokenFile
 			add(p.AgentTokenFile, []byte(in.AgentToken), true)

@@ -352,3 +352,12 @@ func TestHostConfigLaysTheProfileOverTheDistro(t *testing.T) {
 	assert.Equal(t, []any{"read-only-port=0"}, plain["kubelet-arg"], "w1's profile (worker) is not defined")
 	assert.NotContains(t, plain, "node-label")
 }
+
+func TestDiscoveredNodeNameIsInTheCertificate(t *testing.T) {
+	f := loadFixture(t, v1alpha1.EngineRKE2, "cluster-ha.yaml")
+	in := f.input(t, "c2", "c1", true)
+	in.NodeName = "c2.example.internal"
+	_, cfg := renderConfig(t, f, in)
+	assert.Contains(t, cfg["tls-san"], "c2.example.internal")
+	assert.Equal(t, "c2.example.internal", cfg["node-name"])
+}

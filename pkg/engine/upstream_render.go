@@ -91,7 +91,7 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 		if patches {
 			init["patches"] = map[string]any{"directory": kubeadmPatches}
 		}
-		cluster, err := u.clusterConfiguration(cfg, in, version)
+		cluster, err := u.clusterConfiguration(cfg, in, version, n.name)
 		if err != nil {
 			return fail(err)
 		}
@@ -263,7 +263,7 @@ func nodeRegistration(cfg map[string]any, h *v1alpha1.Host, n node) (map[string]
 // clusterConfiguration is the founder's ClusterConfiguration: the version
 // the package carries, the load balancer as control-plane endpoint, every
 // controller in the certificate, and the audit and admission files.
-func (u *upstream) clusterConfiguration(cfg map[string]any, in RenderInput, v Version) (map[string]any, error) {
+func (u *upstream) clusterConfiguration(cfg map[string]any, in RenderInput, v Version, nodeName string) (map[string]any, error) {
 	cc := mapAt(cfg, "clusterConfiguration")
 	endpoint := in.Cluster.Spec.Config.Loadbalancer
 	if endpoint == "" {
@@ -275,7 +275,7 @@ func (u *upstream) clusterConfiguration(cfg map[string]any, in RenderInput, v Ve
 		cc["clusterName"] = in.Cluster.Metadata.Name
 	}
 	api := mapAt(cc, "apiServer")
-	api["certSANs"] = anyList(tlsSANs(in.Cluster, stringList(api["certSANs"])))
+	api["certSANs"] = anyList(tlsSANs(in.Cluster, append(stringList(api["certSANs"]), nodeName)))
 
 	args, err := extraArgs(api["extraArgs"], "apiServer.extraArgs")
 	if err != nil {
