@@ -25,7 +25,9 @@ func newImageArchiver(cacheDir string, opts CreateOptions, log *slog.Logger) ima
 	}}
 }
 
-func (puller) ArchiveName(arch, compression string) string { return image.ArchiveName(arch, compression) }
+func (puller) ArchiveName(arch, compression string) string {
+	return image.ArchiveName(arch, compression)
+}
 
 func (p puller) WriteArchive(ctx context.Context, w io.Writer, refs []string, arch, compression string) ([]Image, error) {
 	sum, err := p.p.WriteArchive(ctx, w, refs, arch, compression)
