@@ -13,7 +13,8 @@ import (
 type Runner interface {
 	// String names the host in messages and logs.
 	String() string
-	// Run runs cmd as the login user and returns its stdout.
+	// Run runs cmd as the login user and returns its stdout, exactly as
+	// written (trim it yourself).
 	Run(ctx context.Context, cmd string, opts ...RunOption) (string, error)
 	// Sudo runs cmd as root: directly for a root login, through sudo -n for
 	// passwordless sudo, through sudo -S with the password otherwise.
@@ -53,16 +54,22 @@ func Apply(opts []RunOption) RunOptions {
 	return o
 }
 
-// ExitError is a command that ran and exited non-zero.
+// ExitError is a command that ran and exited non-zero. Cmd and Stderr have
+// the run's secrets masked.
 type ExitError struct {
 	Host   string
 	Cmd    string
 	Code   int
 	Stderr string
+	// Signal names the signal that killed the command ("TERM"), if one did.
+	Signal string
 }
 
 func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s: `%s` exited %d", e.Host, e.Cmd, e.Code)
+	if e.Signal != "" {
+		msg = fmt.Sprintf("%s: `%s` was killed by SIG%s", e.Host, e.Cmd, e.Signal)
+	}
 	if e.Stderr != "" {
 		msg += ": " + e.Stderr
 	}

@@ -1,0 +1,317 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// openSSHTransport runs commands through the system ssh binary, so the
+// user's ssh_config, ProxyJump, certificates and agent all apply.
+type openSSHTransport struct {
+	name   string
+	bin    string
+	args   []string // everything before the destination
+	dest   string
+	ctlDir string // private ControlPath directory; "" without multiplexing
+}
+
+// dialOpenSSH builds the ssh command line and checks it logs in, retrying
+// what looks like a host still booting until o.Timeout.
+func dialOpenSSH(ctx context.Context, name string, s *v1alpha1.OpenSSH, o ConnectOptions) (*openSSHTransport, error) {
+	bin, err := exec.LookPath("ssh")
+	if err != nil {
+		return nil, fmt.Errorf("host %s: openSSH needs the ssh binary: %w", name, err)
+	}
+	args, err := openSSHArgs(name, s, o)
+	if err != nil {
+		return nil, err
+	}
+	t := &openSSHTransport{name: name, bin: bin, args: args, dest: s.Address}
+	if !s.DisableMultiplexing {
+		// %C hashes host, port and user: short enough for a socket path
+		if t.ctlDir, err = os.MkdirTemp("", "cargoship-ssh-"); err != nil {
+			return nil, fmt.Errorf("host %s: control socket directory: %w", name, err)
+		}
+		t.args = append(t.args, "-o", "ControlMaster=auto", "-o", "ControlPath="+filepath.Join(t.ctlDir, "%C"), "-o", "ControlPersist=300")
+	} else {
+		t.args = append(t.args, "-o", "ControlPath=none")
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	delay := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		var stderr bytes.Buffer
+		err := t.run(ctx, "true", nil, io.Discard, &stderr)
+		if err == nil {
+			return t, nil
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		err = fmt.Errorf("host %s: ssh %s: %s", name, s.Address, msg)
+		if permanentSSHFailure(msg) || ctx.Err() != nil {
+			_ = t.close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("gave up connecting after %s (%d attempts): %w", o.Timeout, attempt, err)
+			}
+			return nil, err
+		}
+		o.Log.Debug("connect failed, retrying", "host", name, "attempt", attempt, "in", delay, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// permanentSSHFailure recognises ssh's messages for what waiting will not fix.
+func permanentSSHFailure(msg string) bool {
+	for _, s := range []string{"Permission denied", "Host key verification failed", "HOST IDENTIFICATION HAS CHANGED",
+		"Bad configuration option", "command-line line", "Could not resolve hostname", "no argument after keyword", "Unsupported option"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// openSSHArgs turns the document's fields into ssh options. They are argv
+// for exec, never a shell line, so values go as they are.
+func openSSHArgs(name string, s *v1alpha1.OpenSSH, o ConnectOptions) ([]string, error) {
+	home := homeDir(o.LookupEnv)
+	var args []string
+	if s.ConfigPath != "" {
+		args = append(args, "-F", expandHome(s.ConfigPath, home))
+	}
+	if s.KeyPath != "" {
+		args = append(args, "-i", expandHome(s.KeyPath, home))
+	}
+	if s.Port != 0 {
+		args = append(args, "-p", strconv.Itoa(s.Port))
+	}
+	if s.User != "" {
+		args = append(args, "-l", s.User)
+	}
+	opts, err := sshOptions(name, s.Options)
+	if err != nil {
+		return nil, err
+	}
+	// ssh keeps the first value it reads, so the document's options above
+	// win over these defaults
+	args = append(args, opts...)
+	args = append(args, "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
+		"-o", "ConnectTimeout="+strconv.Itoa(int(min(o.Timeout, 10*time.Second).Seconds())),
+		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3")
+	switch kh := o.KnownHostsPath; {
+	case kh == "":
+		args = append(args, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null")
+	case kh != filepath.Join(home, ".ssh", "known_hosts"):
+		args = append(args, "-o", "UserKnownHostsFile="+kh)
+	}
+	if a, _ := o.LookupEnv("SSH_AUTH_SOCK"); a != "" {
+		args = append(args, "-o", "IdentityAgent="+a)
+	}
+	return args, nil
+}
+
+var sshOptionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+
+// sshOptions renders the document's options map as -o Key=Value pairs, in
+// key order so the command line is the same every run.
+func sshOptions(name string, opts map[string]any) ([]string, error) {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		if !sshOptionName.MatchString(k) {
+			return nil, fmt.Errorf("host %s: openSSH.options: %q is not an ssh option name", name, k)
+		}
+		v, err := sshOptionValue(opts[k])
+		if err != nil {
+			return nil, fmt.Errorf("host %s: openSSH.options.%s: %w", name, k, err)
+		}
+		args = append(args, "-o", k+"="+v)
+	}
+	return args, nil
+}
+
+func sshOptionValue(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		if strings.ContainsAny(v, "\n\r\x00") {
+			return "", errors.New("holds a line break or NUL")
+		}
+		return v, nil
+	case bool:
+		if v {
+			return "yes", nil
+		}
+		return "no", nil
+	case int, int64, uint64, int32, uint32, uint:
+		return fmt.Sprint(v), nil
+	case float64:
+		if v == float64(int64(v)) {
+			return strconv.FormatInt(int64(v), 10), nil
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			s, err := sshOptionValue(x)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("%v (%T) is not a string, number, boolean or list", v, v)
+}
+
+// pgidMark starts the line the remote shell writes first: its pid, which
+// is also its process group (sshd starts each session with setsid), so a
+// cancelled command can be stopped with all its children.
+const pgidMark = "cargoship-pgid:"
+
+func (t *openSSHTransport) command(line string) *exec.Cmd {
+	args := append(slices.Clone(t.args), "--", t.dest, line)
+	cmd := exec.Command(t.bin, args...)
+	cmd.WaitDelay = killGrace
+	return cmd
+}
+
+func (t *openSSHTransport) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+	pg := &pgidSniffer{w: stderr}
+	cmd := t.command("echo " + pgidMark + "$$ >&2; " + line)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, pg
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting ssh: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+		pg.flush()
+	case <-ctx.Done():
+		// the ssh client cannot signal the remote command: kill the client,
+		// then the command's process group over a fresh session
+		_ = cmd.Process.Kill()
+		<-done
+		if id := pg.pgid(); id > 0 {
+			t.killGroup(id)
+		}
+		return ctx.Err()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &exitStatus{code: ee.ExitCode()}
+	}
+	return err
+}
+
+// killGroup sends TERM to a remote process group, then KILL to what is left.
+func (t *openSSHTransport) killGroup(pgid int) {
+	g := "-" + strconv.Itoa(pgid)
+	script := "kill -TERM -- " + g + " 2>/dev/null || exit 0; for i in 1 2 3; do sleep 1; kill -0 -- " + g +
+		" 2>/dev/null || exit 0; done; kill -KILL -- " + g + " 2>/dev/null; exit 0"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*killGrace)
+	defer cancel()
+	cmd := t.command("sh -c " + shell.Quote(script))
+	go func() {
+		<-ctx.Done()
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+	_ = cmd.Run()
+}
+
+func (t *openSSHTransport) close() error {
+	if t.ctlDir == "" {
+		return nil
+	}
+	// stop the master now rather than in ControlPersist's five minutes
+	args := append(slices.Clone(t.args), "-O", "exit", "--", t.dest)
+	_ = exec.Command(t.bin, args...).Run()
+	return os.RemoveAll(t.ctlDir)
+}
+
+// pgidSniffer takes the remote shell's pid line out of stderr.
+type pgidSniffer struct {
+	w    io.Writer
+	mu   sync.Mutex
+	buf  []byte
+	id   int
+	done bool
+}
+
+func (p *pgidSniffer) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return p.w.Write(b)
+	}
+	n := len(b)
+	p.buf = append(p.buf, b...)
+	for !p.done {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			if len(p.buf) > 4096 { // not our line: stop looking
+				p.done = true
+				_, err := p.w.Write(p.buf)
+				p.buf = nil
+				return n, err
+			}
+			return n, nil
+		}
+		line := p.buf[:i+1]
+		if v, found := bytes.CutPrefix(line, []byte(pgidMark)); found {
+			p.id, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+			p.done = true
+		} else if _, err := p.w.Write(line); err != nil {
+			return n, err
+		}
+		p.buf = p.buf[i+1:]
+	}
+	_, err := p.w.Write(p.buf)
+	p.buf = nil
+	return n, err
+}
+
+// flush passes on what is left when the command ends without the line.
+func (p *pgidSniffer) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.buf) > 0 {
+		_, _ = p.w.Write(p.buf)
+		p.buf = nil
+	}
+}
+
+func (p *pgidSniffer) pgid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.id
+}

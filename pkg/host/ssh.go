@@ -1,0 +1,280 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"golang.org/x/crypto/ssh"
+)
+
+// sshHop is one SSH server on the way to a host: a bastion or the host.
+type sshHop struct {
+	addr    string // host:port
+	user    string
+	keyPath string
+	hostKey string
+}
+
+// hops lists the servers to pass, outermost bastion first, the host last.
+func hops(s *v1alpha1.SSH) []sshHop {
+	var out []sshHop
+	for ; s != nil; s = s.Bastion {
+		user, port := s.User, s.Port
+		if user == "" {
+			user = v1alpha1.DefaultSSHUser
+		}
+		if port == 0 {
+			port = v1alpha1.DefaultSSHPort
+		}
+		out = append([]sshHop{{addr: net.JoinHostPort(s.Address, strconv.Itoa(port)), user: user, keyPath: s.KeyPath, hostKey: s.HostKey}}, out...)
+	}
+	return out
+}
+
+// sshTransport runs commands over golang.org/x/crypto/ssh.
+type sshTransport struct {
+	client  *ssh.Client
+	chain   []*ssh.Client // bastions, outermost first
+	stop    chan struct{}
+	session chan struct{} // bounds concurrent sessions below sshd's MaxSessions (10)
+}
+
+// maxSessions stays under OpenSSH's default MaxSessions of 10.
+const maxSessions = 8
+
+// keepAlive is how often an idle connection is checked; three missed
+// answers close it, so a dead host fails commands instead of hanging them.
+const keepAlive = 15 * time.Second
+
+// dialSSH connects to the host through its bastions. It retries what looks
+// like a host still booting until o.Timeout, and gives up at once on what
+// waiting will not fix: a refused login or a wrong host key.
+func dialSSH(ctx context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	keys := &keyring{lookupEnv: o.LookupEnv}
+	defer keys.close()
+	delay := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		t, err := dialChain(ctx, name, hops(s), keys, o.KnownHostsPath)
+		if err == nil {
+			go t.keepAlive()
+			return t, nil
+		}
+		var perm *permanentError
+		if errors.As(err, &perm) {
+			return nil, perm.err
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, attempt, err)
+		}
+		o.Log.Debug("connect failed, retrying", "host", name, "attempt", attempt, "in", delay, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, attempt, err)
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// permanentError is a connect failure that retrying will not fix.
+type permanentError struct{ err error }
+
+func (p *permanentError) Error() string { return p.err.Error() }
+
+// dialChain opens every hop in turn, each through the previous one.
+func dialChain(ctx context.Context, name string, chain []sshHop, keys *keyring, knownHosts string) (*sshTransport, error) {
+	var clients []*ssh.Client
+	fail := func(err error) (*sshTransport, error) {
+		for i := len(clients) - 1; i >= 0; i-- {
+			_ = clients[i].Close()
+		}
+		return nil, err
+	}
+	for i, hop := range chain {
+		hopName := name
+		if i < len(chain)-1 {
+			hopName = fmt.Sprintf("%s (bastion %s)", name, hop.addr)
+		}
+		var conn net.Conn
+		var err error
+		if i == 0 {
+			var d net.Dialer
+			conn, err = d.DialContext(ctx, "tcp", hop.addr)
+		} else {
+			conn, err = clients[i-1].DialContext(ctx, "tcp", hop.addr)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("host %s: dialling %s: %w", hopName, hop.addr, err))
+		}
+		c, err := handshake(ctx, hopName, conn, hop, keys, knownHosts)
+		if err != nil {
+			return fail(err)
+		}
+		clients = append(clients, c)
+	}
+	last := len(clients) - 1
+	return &sshTransport{client: clients[last], chain: clients[:last], stop: make(chan struct{}), session: make(chan struct{}, maxSessions)}, nil
+}
+
+// handshake logs in to one hop over conn.
+func handshake(ctx context.Context, name string, conn net.Conn, hop sshHop, keys *keyring, knownHosts string) (*ssh.Client, error) {
+	checkKey, algos, err := hostKeyCheck(name, hop.addr, hop.hostKey, knownHosts)
+	if err != nil {
+		_ = conn.Close()
+		return nil, &permanentError{err}
+	}
+	auth, tried, err := keys.authFor(name, hop)
+	if err != nil {
+		_ = conn.Close()
+		return nil, &permanentError{err}
+	}
+	cfg := &ssh.ClientConfig{
+		User:              hop.user,
+		Auth:              []ssh.AuthMethod{auth},
+		HostKeyCallback:   checkKey,
+		HostKeyAlgorithms: algos,
+	}
+	// a server that accepts TCP and never speaks must not hang us
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = conn.Close()
+		case <-done:
+		}
+	}()
+	sc, chans, reqs, err := ssh.NewClientConn(conn, hop.addr, cfg)
+	close(done)
+	if err == nil {
+		return ssh.NewClient(sc, chans, reqs), nil
+	}
+	_ = conn.Close()
+	var hk *HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return nil, &permanentError{hk}
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return nil, &permanentError{fmt.Errorf("host %s: %s@%s refused the login with %s: %w", name, hop.user, hop.addr, tried, err)}
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, ctx.Err())
+	case transient(err):
+		return nil, fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, err)
+	}
+	return nil, &permanentError{fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, err)}
+}
+
+// transient reports a handshake failure that a host still starting (or an
+// sshd over MaxStartups) gives: the connection dropped or reset.
+func transient(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
+}
+
+// keepAlive pings the server; three unanswered pings close the connection.
+func (t *sshTransport) keepAlive() {
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	missed := 0
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tick.C:
+		}
+		answered := make(chan error, 1)
+		go func() {
+			_, _, err := t.client.SendRequest("keepalive@openssh.com", true, nil)
+			answered <- err
+		}()
+		select {
+		case <-t.stop:
+			return
+		case err := <-answered:
+			if err != nil {
+				missed = 3
+			} else {
+				missed = 0
+			}
+		case <-time.After(keepAlive):
+			missed++
+		}
+		if missed >= 3 {
+			_ = t.close()
+			return
+		}
+	}
+}
+
+func (t *sshTransport) close() error {
+	select {
+	case <-t.stop:
+		return nil
+	default:
+		close(t.stop)
+	}
+	err := t.client.Close()
+	for i := len(t.chain) - 1; i >= 0; i-- {
+		_ = t.chain[i].Close()
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+	select {
+	case t.session <- struct{}{}:
+		defer func() { <-t.session }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	sess, err := t.client.NewSession()
+	if err != nil {
+		return fmt.Errorf("opening an ssh session: %w", err)
+	}
+	defer sess.Close()
+	sess.Stdin, sess.Stdout, sess.Stderr = stdin, stdout, stderr
+	if err := sess.Start(line); err != nil {
+		return fmt.Errorf("starting the command: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// sshd delivers a signal to the command's whole process group;
+		// TERM first, so sudo can pass it on to what it runs
+		_ = sess.Signal(ssh.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(killGrace):
+			_ = sess.Signal(ssh.SIGKILL)
+			_ = sess.Close()
+			<-done
+		}
+		return ctx.Err()
+	}
+	var ee *ssh.ExitError
+	var missing *ssh.ExitMissingError
+	switch {
+	case errors.As(err, &ee):
+		if ee.Signal() != "" {
+			return &exitStatus{code: -1, signal: ee.Signal()}
+		}
+		return &exitStatus{code: ee.ExitStatus()}
+	case errors.As(err, &missing):
+		return errors.New("the command ended without an exit status: the connection dropped")
+	}
+	return err
+}
