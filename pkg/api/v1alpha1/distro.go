@@ -76,7 +76,7 @@ type DistroSpec struct {
 	Type    string       `json:"type" jsonschema:"enum=k3s,enum=rke2,enum=upstream"`
 	Version string       `json:"version"`
 	Actions *Actions     `json:"actions,omitempty"`
-	Config  DistroConfig `json:"config"`
+	Config  DistroConfig `json:"config,omitempty"`
 }
 
 // Actions are commands run on the machine that creates the package.
@@ -193,8 +193,8 @@ type SELinuxFileContext struct {
 // File is one file the package carries.
 type File struct {
 	Name        string    `json:"name,omitempty"`
-	Source      string    `json:"source"`
-	Target      string    `json:"target"`
+	Source      string    `json:"source,omitempty"`
+	Target      string    `json:"target,omitempty"`
 	ExtractPath string    `json:"extractPath,omitempty"`
 	Shasum      string    `json:"shasum,omitempty"`
 	Executable  bool      `json:"executable,omitempty"`

@@ -16,7 +16,7 @@ type Settings struct {
 	ZarfCache    string          `json:"zarf_cache,omitempty"`
 	Timeout      string          `json:"timeout,omitempty"`
 	NoColor      bool            `json:"no_color,omitempty"`
-	Architecture string          `json:"architecture,omitempty"`
+	Architecture string          `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
 	Distro       *DistroSettings `json:"distro,omitempty"`
 }
 
