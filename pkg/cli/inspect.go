@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+func init() { extraCommands = append(extraCommands, newInspectCommand) }
+
+type inspectFlags struct {
+	verifyKey string
+	json      bool
+}
+
+func newInspectCommand(app *App) *cobra.Command {
+	var fl inspectFlags
+	cmd := &cobra.Command{
+		Use:   "inspect PACKAGE [--verify-key PUB] [--json]",
+		Short: "Verify a package and show what it carries",
+		Long: "inspect reads a package once, checking every entry against checksums.txt, checksums.txt\n" +
+			"against the digest in manifest.yaml, that no entry is missing or extra, and, with --verify-key,\n" +
+			"the ed25519 signature over manifest.yaml (an unsigned package is then refused). It then prints\n" +
+			"the engine, versions, architectures, files with their targets and selectors, and the images of\n" +
+			"each architecture. It exits 1 when anything does not verify, naming the entry.",
+		Example: "  cargoship inspect build/cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --verify-key cargoship.pub",
+		GroupID: groupPackage,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInspect(cmd, app, args[0], fl)
+		},
+	}
+	cmd.Flags().StringVar(&fl.verifyKey, "verify-key", "", "ed25519 public key (PEM); the package must be signed by it")
+	cmd.Flags().BoolVar(&fl.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) error {
+	opts := pkgfile.OpenOptions{TmpDir: app.Settings.TmpDir, VerifyOnly: true}
+	if fl.verifyKey != "" {
+		key, err := pkgfile.LoadPublicKey(fl.verifyKey)
+		if err != nil {
+			return fmt.Errorf("--verify-key: %w", err)
+		}
+		opts.PublicKey = key
+	}
+	p, err := pkgfile.OpenContext(cmd.Context(), path, opts)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if fl.json {
+		return writeInspectJSON(app.Out, p)
+	}
+	return writeInspectText(app.Out, p)
+}
+
+// inspectReport is inspect --json: stable field names for scripts.
+type inspectReport struct {
+	Path              string                    `json:"path"`
+	Size              int64                     `json:"size"`
+	Signed            bool                      `json:"signed"`
+	SignatureVerified bool                      `json:"signatureVerified"`
+	KeyID             string                    `json:"keyID,omitempty"`
+	Name              string                    `json:"name"`
+	Engine            string                    `json:"engine"`
+	EngineVersion     string                    `json:"engineVersion"`
+	Version           string                    `json:"version,omitempty"`
+	Architectures     []string                  `json:"architectures"`
+	Build             *v1alpha1.Build           `json:"build"`
+	Checksums         string                    `json:"checksums"`
+	Entries           []pkgfile.Entry           `json:"entries"`
+	Distro            *v1alpha1.Distro          `json:"distro"`
+	Images            map[string][]inspectImage `json:"images"`
+}
+
+type inspectImage struct {
+	Ref    string `json:"ref"`
+	Digest string `json:"digest"`
+}
+
+func writeInspectJSON(w io.Writer, p *pkgfile.Package) error {
+	d := p.Distro
+	r := inspectReport{
+		Path: p.Path, Size: p.Size, Signed: p.Signed, SignatureVerified: p.SignatureVerified, KeyID: p.KeyID,
+		Name: d.Metadata.Name, Engine: d.Spec.Type, EngineVersion: d.Spec.Version, Version: d.Build.Version,
+		Architectures: p.Arches(), Build: d.Build, Checksums: p.Manifest.Package.Checksums,
+		Entries: p.Entries(), Distro: d, Images: map[string][]inspectImage{},
+	}
+	for _, e := range p.EntriesOf(pkgfile.KindImages) {
+		for _, img := range e.Images {
+			r.Images[e.Architecture] = append(r.Images[e.Architecture], inspectImage{Ref: img.Ref, Digest: img.Digest})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func writeInspectText(w io.Writer, p *pkgfile.Package) error {
+	d := p.Distro
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row("Package", fmt.Sprintf("%s (%s)", p.Path, inspectBytes(p.Size)))
+	row("Verified", fmt.Sprintf("%d entries match checksums.txt (sha256 %s…), none missing, none extra", len(p.Entries()), p.Manifest.Package.Checksums[:12]))
+	switch {
+	case p.SignatureVerified:
+		row("Signature", "verified with key "+p.KeyID)
+	case p.Signed:
+		row("Signature", "signed, NOT verified (give --verify-key)")
+	default:
+		row("Signature", "unsigned")
+	}
+	name := d.Metadata.Name
+	if d.Metadata.Description != "" {
+		name += " (" + d.Metadata.Description + ")"
+	}
+	row("Name", name)
+	row("Engine", d.Spec.Type+" "+d.Spec.Version)
+	row("Version", d.Build.Version)
+	row("Architectures", strings.Join(p.Arches(), ", "))
+	row("Built", d.Build.Timestamp+" by cargoship "+d.Build.ToolVersion)
+	if ic := d.Spec.Config.ImageConfig; len(ic.Images) > 0 {
+		row("Images path", ic.Path+" (compression "+ic.Compression+")")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	for _, kind := range []pkgfile.Kind{pkgfile.KindFiles, pkgfile.KindOS, pkgfile.KindManifests, pkgfile.KindSELinux} {
+		entries := p.EntriesOf(kind)
+		if len(entries) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", inspectKindTitle[kind])
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ENTRY\tTARGET\tMODE\tOWNER\tSIZE\tSHA256\tSELECTOR")
+		for _, e := range entries {
+			target := e.Target
+			if e.Module != "" {
+				target = "module " + e.Module
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, inspectOrDash(target), e.Mode, inspectOwner(e), inspectBytes(e.Size), e.SHA256[:12], inspectSelector(e.Selector))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, e := range p.EntriesOf(pkgfile.KindImages) {
+		fmt.Fprintf(w, "\nImages for %s: %s (%s, sha256 %s…)\n", e.Architecture, e.Name, inspectBytes(e.Size), e.SHA256[:12])
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "REF\tDIGEST\tSIZE")
+		for _, img := range e.Images {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", img.Ref, img.Digest, inspectBytes(img.Size))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var inspectKindTitle = map[pkgfile.Kind]string{
+	pkgfile.KindFiles:     "Files for every host (spec.config.files)",
+	pkgfile.KindOS:        "Install files chosen per host (spec.config.os.files)",
+	pkgfile.KindManifests: "Manifests applied from the leader (spec.config.manifests)",
+	pkgfile.KindSELinux:   "SELinux policy modules (spec.config.os.selinux.modules)",
+}
+
+func inspectOwner(e pkgfile.Entry) string {
+	u, g := e.User, e.Group
+	if u == "" {
+		u = "root"
+	}
+	if g == "" {
+		g = "root"
+	}
+	return u + ":" + g
+}
+
+func inspectSelector(s *v1alpha1.Selector) string {
+	if s == nil {
+		return "all hosts"
+	}
+	var parts []string
+	for _, kv := range [][2]string{{"package", s.Package}, {"profile", s.Profile}, {"os", s.OS}, {"arch", s.Architecture}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	if len(parts) == 0 {
+		return "all hosts"
+	}
+	return strings.Join(parts, " ")
+}
+
+func inspectOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// inspectBytes prints a size in binary units.
+func inspectBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
