@@ -64,8 +64,11 @@ func validateDistroConfig(d *document, ds *Distro) {
 	}
 	for i, f := range cfg.Manifests {
 		p := fmt.Sprintf("spec.config.manifests[%d]", i)
-		if f.Source == "" && f.Data == "" {
+		switch {
+		case f.Source == "" && f.Data == "":
 			d.errorf(p, "needs a source (a path or URL of a manifest) or inline data")
+		case f.Source != "" && f.Data != "":
+			d.errorf(p+".data", "set source or data, not both")
 		}
 		if f.Target != "" && !isCleanAbsPath(f.Target) {
 			d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
@@ -134,8 +137,11 @@ func validateDistroConfig(d *document, ds *Distro) {
 }
 
 func validateFile(d *document, p string, f File, arches []string, osFile bool) {
-	if f.Source == "" && f.Data == "" {
+	switch {
+	case f.Source == "" && f.Data == "":
 		d.errorf(p+".source", "is required: a path relative to the definition or an http(s) URL")
+	case f.Source != "" && f.Data != "":
+		d.errorf(p+".data", "set source or data, not both")
 	}
 	if f.Target == "" {
 		d.errorf(p+".target", "is required: the absolute path on the host")
@@ -148,8 +154,10 @@ func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 	if f.ExtractPath != "" && (strings.HasPrefix(f.ExtractPath, "/") || slices.Contains(strings.Split(f.ExtractPath, "/"), "..")) {
 		d.errorf(p+".extractPath", "%q must be a relative path inside the archive", f.ExtractPath)
 	}
-	if _, err := f.Perm.Mode(0o644); err != nil {
+	if mode, err := f.Perm.Mode(0o755); err != nil {
 		d.errorf(p+".perm", "%v", err)
+	} else if f.Executable && mode&0o111 == 0 {
+		d.errorf(p+".perm", "%04o has no execute bit, but executable is true", mode)
 	}
 	for _, who := range []struct{ field, v string }{{"user", f.User}, {"group", f.Group}} {
 		if who.v != "" && !unixUserOrGrp.MatchString(who.v) {
