@@ -129,3 +129,20 @@ func (s *State) logger() *slog.Logger {
 	}
 	return s.Log
 }
+
+// Step runs one phase the way Run does (prepare, condition, run or report)
+// and records its timing, without cleaning up on failure: the e2e suite
+// walks the phase list one phase at a time with it and asserts after each.
+func (m *Manager) Step(ctx context.Context, p Phase) (outcome string, err error) {
+	start := time.Now()
+	outcome, detail, err := m.runOne(ctx, p)
+	m.State.Report.timing(PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
+	if err != nil {
+		return outcome, fmt.Errorf("phase %q: %w", p.Title(), err)
+	}
+	return outcome, nil
+}
+
+// CleanUpAll cleans up every phase that can, in reverse order; the e2e
+// suite calls it when a walk stops early.
+func (m *Manager) CleanUpAll() { m.cleanUp(m.Phases) }

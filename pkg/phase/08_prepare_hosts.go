@@ -1,0 +1,35 @@
+package phase
+
+import (
+	"context"
+
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+)
+
+// PrepareHosts sets the package's sysctls (persisted in /etc/sysctl.d and
+// applied key by key), the host's environment, swap off, and the kernel
+// modules the engine needs.
+type PrepareHosts struct{ stepPhase }
+
+// NewPrepareHosts is phase 8.
+func NewPrepareHosts() *PrepareHosts {
+	return &PrepareHosts{stepPhase{title: "Prepare hosts"}}
+}
+
+// Prepare implements Preparer.
+func (p *PrepareHosts) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.steps = map[*Host][]hostos.Step{}
+	sysctl := s.Distro.Spec.Config.OS.Sysctl
+	for _, h := range s.Hosts {
+		steps := []hostos.Step{hostos.Modules{}, hostos.SwapOff{}}
+		if len(sysctl) > 0 {
+			steps = append(steps, hostos.Sysctl{Values: sysctl})
+		}
+		if len(h.Spec.Environment) > 0 {
+			steps = append(steps, hostos.Environment{Values: h.Spec.Environment})
+		}
+		p.steps[h] = steps
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
+
+// walkStep is one phase of the apply walk and what must be true after it.
+type walkStep struct {
+	name   string // Test_NN_Name
+	title  string // the phase's title, pinning seeds/003's order
+	engine bool   // needs a running engine: stood down in a stage-only run
+	check  func(t *testing.T, s *phase.State)
+}
+
+// applyWalk is the ApplyPhaseSuite: apply's phases one at a time, each
+// asserted from inside the hosts before the next runs.
+func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
+	wk := newWalker(t, w.runOptions(pkg.Path, w.applyPath, false), action.ApplyPhases())
+	n := countsFor(w.views.Apply)
+	hosts := w.views.Apply.Spec.Hosts
+	each := func(t *testing.T, fn func(t *testing.T, hostname string, h *phase.Host)) {
+		t.Helper()
+		for _, h := range wk.state().Hosts {
+			fn(t, h.Spec.Hostname, h)
+		}
+	}
+	steps := []walkStep{
+		{"Test_01_Connect", "Connect to hosts", false, func(t *testing.T, s *phase.State) {
+			require.Len(t, s.Hosts, n.Hosts)
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				assert.NotNil(t, h.Conn, "%s has no connection", name)
+				assert.Equal(t, "0", in.root(t, name, "id -u"))
+			})
+		}},
+		{"Test_02_DetectOS", "Detect host operating systems", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				rel, err := hostos.ParseOSRelease([]byte(in.root(t, name, "cat /etc/os-release")))
+				require.NoError(t, err)
+				assert.Equal(t, rel.ID, h.Facts.OSID, name)
+				assert.Equal(t, hostos.Detect(rel).Family, h.Facts.Family, name)
+			})
+		}},
+		{"Test_03_GatherFacts", "Gather host facts", false, func(t *testing.T, s *phase.State) {
+			for i, h := range s.Hosts {
+				assert.Equal(t, hosts[i].PrivateAddress, h.Facts.PrivateAddress, h.Spec.Hostname)
+				assert.Equal(t, hosts[i].Hostname, h.NodeName())
+				assert.Contains(t, in.root(t, h.Spec.Hostname, "ip -o -4 addr show dev "+h.Facts.PrivateInterface), h.Facts.PrivateAddress)
+				assert.Equal(t, phase.NormalizeArch(in.root(t, h.Spec.Hostname, "uname -m")), h.Facts.Arch)
+			}
+		}},
+		{"Test_04_ValidateHosts", "Validate hosts", false, nil},
+		{"Test_05_DistroFacts", "Gathering facts about the distro installed", false, func(t *testing.T, s *phase.State) {
+			// The apply walk expects hosts with no engine on them (seeds/000):
+			// it is what makes the later upgrade assertions mean anything.
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				assert.Empty(t, h.EngineVersion, "%s already runs an engine; reset or rebuild the hosts before installing again", name)
+			})
+		}},
+		{"Test_06_RemovedNodes", "Checking for nodes no longer in the config", false, nil},
+		{"Test_07_Lock", "Acquire exclusive host lock", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				assert.Equal(t, s.Options.InstanceID, in.root(t, name, "cat "+phase.LockPath), "%s: lock holder", name)
+			})
+		}},
+		{"Test_08_PrepareHosts", "Prepare hosts", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				conf := in.root(t, name, "cat "+hostos.SysctlPath)
+				for k, v := range s.Distro.Spec.Config.OS.Sysctl {
+					assert.Contains(t, conf, k+" = "+v, "%s: %s", name, hostos.SysctlPath)
+				}
+				assert.Equal(t, "1", in.root(t, name, "sysctl -n net.ipv4.ip_forward"), "%s: a namespaced key is applied", name)
+				assert.Contains(t, in.root(t, name, "cat "+hostos.ModulesPath), "br_netfilter")
+			})
+			if w.backend == backendContainer {
+				notes := strings.Join(s.Report.Notes(), "\n")
+				assert.Contains(t, notes, "vm.max_map_count", "a node-wide key a container refuses is reported, not fatal")
+			}
+		}},
+		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				body := in.root(t, name, "cat /etc/hosts")
+				for _, peer := range hosts {
+					assert.Regexp(t, fmt.Sprintf(`(?m)^%s\s.*\b%s\b`, strings.ReplaceAll(peer.PrivateAddress, ".", `\.`), peer.Hostname), body, "%s: /etc/hosts lacks %s", name, peer.Hostname)
+				}
+				assert.Contains(t, body, "localhost", "%s: the rest of /etc/hosts is kept", name)
+			})
+		}},
+		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *phase.State) {
+			e, ok := s.Package.Entry("files/0/motd")
+			require.True(t, ok)
+			img := s.Package.EntriesOf("images")
+			require.Len(t, img, 1)
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				assert.Equal(t, "640 root:root "+e.SHA256, in.root(t, name, "stat -c '%a %U:%G' "+pkg.MOTD+" | tr '\\n' ' '; sha256sum "+pkg.MOTD+" | cut -d' ' -f1"))
+				assert.Equal(t, img[0].SHA256, in.root(t, name, "sha256sum "+s.ImagesDir()+"/"+strings.TrimPrefix(img[0].Name, "images/")+" | cut -d' ' -f1"))
+			})
+		}},
+		{"Test_15_UploadRPM", "Upload files to hosts – RPM", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				assert.NotEqual(t, "rpm", h.Route, "%s: no Enterprise Linux host here, nothing claimed by RPM", name)
+			})
+		}},
+		{"Test_16_UploadAPT", "Upload files to hosts – APT", false, func(t *testing.T, s *phase.State) {
+			deb, _ := s.Package.Entry("os/2/" + pkg.Deb[strings.LastIndex(pkg.Deb, "/")+1:])
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				if h.IsController() {
+					// The package has no debs for controllers: APT must not claim
+					// them (seeds/001), they fall to the binary route.
+					assert.Empty(t, h.Route, "%s: APT claimed a host it uploaded nothing to", name)
+					_, has := in.try(t, name, "test -e "+pkg.Deb)
+					assert.False(t, has)
+					return
+				}
+				assert.Equal(t, "apt", h.Route, name)
+				assert.Equal(t, deb.SHA256, in.root(t, name, "sha256sum "+pkg.Deb+" | cut -d' ' -f1"), name)
+			})
+		}},
+		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", false, func(t *testing.T, s *phase.State) {
+			bin, ok := s.Package.Entry("os/0/k3s")
+			require.True(t, ok)
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				if !h.IsController() {
+					assert.Equal(t, "apt", h.Route, "%s: the binary route must not take a host APT claimed", name)
+					return
+				}
+				assert.Equal(t, "binary", h.Route, name)
+				staged := in.root(t, name, "stat -c %a /usr/local/bin/.k3s.cargoship-staged; sha256sum /usr/local/bin/.k3s.cargoship-staged | cut -d' ' -f1")
+				assert.Equal(t, "755\n"+bin.SHA256, staged, "%s: the executable waits, staged, beside its target", name)
+				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s.service | head -1"), "%s: systemd knows the unit", name)
+			})
+		}},
+		{"Test_19_ConfigureEngine", "Configure engine", false, func(t *testing.T, s *phase.State) {
+			cfgPath := s.Engine.Paths().Config
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				cfg := in.root(t, name, "cat "+cfgPath)
+				assert.Contains(t, cfg, "node-name: "+name, name)
+				assert.Contains(t, cfg, "node-ip: "+h.Facts.PrivateAddress, name)
+				assert.Equal(t, "600", in.root(t, name, "stat -c %a "+cfgPath), "%s: the config names a token file: 0600", name)
+				leader := s.Leader()
+				if h == leader {
+					assert.NotContains(t, cfg, "server:", "the founder joins nobody")
+					return
+				}
+				assert.Contains(t, cfg, fmt.Sprintf("server: https://%s:%d", leader.Facts.PrivateAddress, s.Engine.JoinPort()),
+					"%s joins through the founder during a cold bootstrap, on the engine's own join port", name)
+			})
+		}},
+		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *phase.State) {
+			// Ungated on purpose: a stage-only walk that took the lock and
+			// skipped the release would delay the next run on every node.
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				_, held := in.try(t, name, "test -e "+phase.LockPath)
+				assert.False(t, held, "%s still holds the lock", name)
+			})
+		}},
+		{"Test_31_Disconnect", "Disconnect from hosts", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, _ *phase.Host) {
+				_, left := in.try(t, name, "test -e "+phase.TempDir)
+				assert.False(t, left, "%s: temp files left behind", name)
+			})
+		}},
+	}
+	for _, st := range steps {
+		if !t.Run(st.name, func(t *testing.T) {
+			if st.engine && w.stage {
+				t.Skipf("%s is set: this phase needs a running engine", envStageOnly)
+			}
+			wk.step(t, st.title)
+			if st.check != nil {
+				st.check(t, wk.state())
+			}
+		}) {
+			return
+		}
+	}
+	if wk.next != len(wk.mgr.Phases) {
+		t.Errorf("the walk asserted %d phases, the list has %d", wk.next, len(wk.mgr.Phases))
+	}
+}

@@ -1,0 +1,57 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// The suite's knobs, all under one prefix. Each is read when asked rather
+// than at package init, so a caller (a mage target, a test) can set one in
+// process.
+const (
+	envPrefix    = "CARGOSHIP_E2E_"
+	envBackend   = envPrefix + "BACKEND"
+	envInventory = envPrefix + "INVENTORY"
+	envJoinHost  = envPrefix + "JOIN_HOST"
+	envStageOnly = envPrefix + "STAGE_ONLY"
+	envUpgrade   = envPrefix + "UPGRADE"
+	envKeep      = envPrefix + "KEEP_FLEET"
+)
+
+// Backends the suite knows.
+const (
+	backendContainer = "container"
+	backendMicroVM   = "microvm"
+	backendInventory = "inventory"
+)
+
+// boolEnv reads a boolean knob; unset is false, and a value that is not a
+// boolean is an error rather than a silent false.
+func boolEnv(name string) (bool, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q is not a boolean (true, false, 1, 0)", name, v)
+	}
+	return b, nil
+}
+
+// stageOnly says the run stops asserting at the boundary phase 19 draws:
+// everything before it stages files and renders configuration, everything
+// after it installs, starts or queries the engine (seeds/001).
+func stageOnly() (bool, error) { return boolEnv(envStageOnly) }
+
+// upgradeEnabled opts into the upgrade walk.
+func upgradeEnabled() (bool, error) { return boolEnv(envUpgrade) }
+
+// backendName is the selected backend, container by default.
+func backendName() string {
+	if v := os.Getenv(envBackend); v != "" {
+		return v
+	}
+	return backendContainer
+}

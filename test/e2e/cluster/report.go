@@ -1,0 +1,12 @@
+package cluster
+
+import "github.com/colonel-byte/cargoship/pkg/phase"
+
+// reportView is a run's report as assertions read it.
+type reportView struct{ r *phase.Report }
+
+// Changes lists what the run changed (or would change).
+func (v *reportView) Changes() []phase.Change { return v.r.Changes() }
+
+// BytesUploaded is what crossed the wire.
+func (v *reportView) BytesUploaded() int64 { return v.r.BytesUploaded() }

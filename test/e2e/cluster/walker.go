@@ -1,0 +1,78 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
+
+// walker steps one phase list over one loaded run, one phase at a time.
+type walker struct {
+	loaded *action.Loaded
+	mgr    *phase.Manager
+	next   int
+	failed string
+}
+
+// runOptions are the options the suite runs cargoship with: the CLI's,
+// with both update switches on and the seeds' high concurrency.
+func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
+	return action.Options{
+		PackagePath: pkgPath,
+		ClusterPath: inventory,
+		TmpDir:      os.TempDir(),
+		Log:         w.log,
+		Phase: phase.Options{
+			DryRun: dry, UpdateHosts: true, UpdateFirewall: true,
+			Concurrency: 300, UploadConcurrency: 300,
+			Timeout:        30 * time.Minute,
+			KnownHostsPath: w.knownHosts,
+			InstanceID:     fmt.Sprintf("e2e-%d-%d", os.Getpid(), time.Now().UnixNano()),
+			LookupEnv:      os.LookupEnv,
+		},
+	}
+}
+
+// newWalker loads a run the way the CLI does.
+func newWalker(t *testing.T, o action.Options, phases []phase.Phase) *walker {
+	t.Helper()
+	l, err := action.Load(context.Background(), o)
+	if err != nil {
+		t.Fatalf("loading the run: %v", err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return &walker{loaded: l, mgr: &phase.Manager{Phases: phases, State: l.State}}
+}
+
+// step runs the next phase, which must have the given title: the suite
+// pins seeds/003's order.
+func (wk *walker) step(t *testing.T, title string) string {
+	t.Helper()
+	if wk.failed != "" {
+		t.Fatalf("not run: %s failed earlier", wk.failed)
+	}
+	if wk.next >= len(wk.mgr.Phases) {
+		t.Fatalf("the phase list ended before %q", title)
+	}
+	p := wk.mgr.Phases[wk.next]
+	if p.Title() != title {
+		wk.failed = title
+		t.Fatalf("phase %d is %q, want %q", wk.next+1, p.Title(), title)
+	}
+	wk.next++
+	outcome, err := wk.mgr.Step(context.Background(), p)
+	if err != nil {
+		wk.failed = title
+		wk.mgr.CleanUpAll()
+		t.Fatal(err)
+	}
+	return outcome
+}
+
+// state is the run's shared state.
+func (wk *walker) state() *phase.State { return wk.loaded.State }

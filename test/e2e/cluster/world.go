@@ -1,0 +1,171 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// fleetName is the container fleet the suite brings up; a dev fleet can be
+// up beside it.
+const fleetName = "e2e"
+
+// world is the fleet a run acts on and what the suite knows about it.
+type world struct {
+	backend string
+	fleet   *fleet.Fleet // container backend only
+	views   views
+	// applyPath and allPath are inventory files of the two views.
+	applyPath, allPath string
+	knownHosts         string
+	stage              bool
+	stoodDown          []string
+	log                *slog.Logger
+}
+
+// standDown records an assertion this backend does not make, so a green
+// run does not read as broader coverage than it was.
+func (w *world) standDown(t *testing.T, what, why string) {
+	t.Helper()
+	line := what + ": " + why
+	w.stoodDown = append(w.stoodDown, line)
+	t.Logf("stood down: %s", line)
+}
+
+// provision brings up (or reads) the hosts a run acts on.
+func provision(t *testing.T) *world {
+	t.Helper()
+	stage, err := stageOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{backend: backendName(), stage: stage, log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	switch w.backend {
+	case backendContainer:
+		w.provisionContainers(t)
+	case backendInventory:
+		w.readInventory(t)
+	case backendMicroVM:
+		t.Fatalf("%s=%s: the local VM fleet is not built yet; use %s or %s", envBackend, backendMicroVM, backendContainer, backendInventory)
+	default:
+		t.Fatalf("%s=%q is not a backend: use %s, %s or %s", envBackend, w.backend, backendContainer, backendMicroVM, backendInventory)
+	}
+	t.Cleanup(func() {
+		if len(w.stoodDown) > 0 {
+			t.Logf("assertions stood down in this run (%d):", len(w.stoodDown))
+			for _, s := range w.stoodDown {
+				t.Logf("  - %s", s)
+			}
+		}
+	})
+	return w
+}
+
+// provisionContainers brings up a fresh container fleet: five hosts in two
+// roles for a stage-only run, one controller and three workers (one held
+// out for the join walk) for a full one.
+func (w *world) provisionContainers(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run killed before its teardown leaves its fleet behind; a stale
+	// fleet is never adopted (its hosts carry a previous run's state).
+	if err := prov.Down(ctx, fleetName); err != nil {
+		t.Fatalf("removing a stale %s fleet: %v", fleetName, err)
+	}
+	spec := fleet.Spec{Name: fleetName, Control: 1, Worker: 3}
+	join := "kw2"
+	if w.stage {
+		spec, join = fleet.Spec{Name: fleetName, Control: 1, Worker: 3, Infra: 1}, ""
+	}
+	f, err := prov.Up(ctx, spec)
+	if err != nil {
+		t.Fatalf("bringing up the %s fleet: %v", fleetName, err)
+	}
+	t.Cleanup(func() {
+		if keep, _ := boolEnv(envKeep); keep {
+			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown e2e`", envKeep)
+			return
+		}
+		if err := prov.Down(context.Background(), fleetName); err != nil {
+			t.Errorf("tearing down the fleet: %v", err)
+		}
+	})
+	w.fleet, w.knownHosts = f, f.KnownHostsPath
+	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
+	if err != nil {
+		t.Fatalf("the fleet's inventory does not load: %v", err)
+	}
+	w.setViews(t, c, join)
+}
+
+// readInventory reads a user's inventory (seeds/000): it is read through the
+// loader the CLI uses, and refused before any host is touched when it does
+// not have what the suite needs.
+func (w *world) readInventory(t *testing.T) {
+	t.Helper()
+	p := os.Getenv(envInventory)
+	if p == "" {
+		t.Fatalf("%s=%s needs %s naming a cluster document", envBackend, backendInventory, envInventory)
+	}
+	c, _, err := v1alpha1.LoadClusterFile(p)
+	if err != nil {
+		t.Fatalf("%s: %v", envInventory, err)
+	}
+	if err := checkSuiteInventory(c); err != nil {
+		t.Fatalf("%s %s: %v", envInventory, p, err)
+	}
+	w.knownHosts = "" // from SSH_KNOWN_HOSTS, as the CLI reads it
+	w.setViews(t, c, os.Getenv(envJoinHost))
+	w.standDown(t, "firewall front-end variety", "the suite enables firewalld and ufw only on hosts it created")
+}
+
+// setViews splits the inventory around the join host and writes each view
+// to a file, as the CLI would read it.
+func (w *world) setViews(t *testing.T, c *v1alpha1.Cluster, join string) {
+	t.Helper()
+	v, err := holdOut(c, join)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.views = v
+	dir := t.TempDir()
+	w.applyPath, w.allPath = filepath.Join(dir, "apply.yaml"), filepath.Join(dir, "all.yaml")
+	for path, doc := range map[string]*v1alpha1.Cluster{w.applyPath: v.Apply, w.allPath: v.All} {
+		b, err := yaml.MarshalWithOptions(doc, yaml.UseJSONMarshaler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := countsFor(v.Apply)
+	t.Logf("backend %s: %d hosts (%d controllers, %d workers, %d infra) in the apply view; join host %q; stage only %v",
+		w.backend, n.Hosts, n.Controllers, n.Workers, n.Infra, v.Join, w.stage)
+}
+
+// testWriter sends log lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (tw testWriter) Write(p []byte) (int, error) {
+	tw.t.Helper()
+	tw.t.Log(string(p))
+	return len(p), nil
+}
+
