@@ -168,4 +168,3 @@ func (tw testWriter) Write(p []byte) (int, error) {
 	tw.t.Log(string(p))
 	return len(p), nil
 }
-
