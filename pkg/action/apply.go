@@ -14,11 +14,14 @@ func ApplyPhases() []phase.Phase {
 		&phase.DistroFacts{},
 		&phase.RemovedNodes{},
 		lock,
+		phase.NewPrepareHosts(),
+		phase.NewUpdateEtcHosts(),
 		&phase.UploadFiles{},
 		phase.NewUploadRPM(),
 		phase.NewUploadAPT(),
 		phase.NewUploadBinary(),
 		&phase.ConfigureEngine{},
+		&phase.InstallStaged{},
 		&phase.ReleaseLock{Lock: lock},
 		&phase.Disconnect{Connect: connect},
 	}
@@ -34,6 +37,8 @@ func PreparePhases() []phase.Phase {
 		&phase.GatherFacts{},
 		&phase.ValidateHosts{},
 		lock,
+		phase.NewPrepareHosts(),
+		phase.NewUpdateEtcHosts(),
 		&phase.ReleaseLock{Lock: lock},
 		&phase.Disconnect{Connect: connect},
 	}

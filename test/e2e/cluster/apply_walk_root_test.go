@@ -154,6 +154,19 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 					"%s joins through the founder during a cold bootstrap, on the engine's own join port", name)
 			})
 		}},
+		{"Test_25_InstallStaged", "Install staged files", false, func(t *testing.T, s *phase.State) {
+			bin, _ := s.Package.Entry("os/0/k3s")
+			each(t, func(t *testing.T, name string, h *phase.Host) {
+				if h.IsController() {
+					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a /usr/local/bin/k3s | tr '\\n' ' '; sha256sum /usr/local/bin/k3s | cut -d' ' -f1"), name)
+					_, staged := in.try(t, name, "test -e /usr/local/bin/.k3s.cargoship-staged")
+					assert.False(t, staged, "%s: the staged copy was moved, not copied", name)
+					return
+				}
+				assert.Equal(t, "install ok installed", in.root(t, name, "dpkg-query -W -f='${Status}' cargoship-e2e-agent"), "%s: apt installed the uploaded .deb", name)
+				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s-agent.service | head -1"), name)
+			})
+		}},
 		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *phase.State) {
 			// Ungated on purpose: a stage-only walk that took the lock and
 			// skipped the release would delay the next run on every node.

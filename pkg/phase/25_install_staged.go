@@ -1,0 +1,62 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"path"
+)
+
+// InstallStaged installs what the upload phases left waiting on any host
+// the initialize and upgrade phases did not install: package files through
+// the host's package manager (from the uploaded files only, never a
+// repository), then staged executables moved into place.
+type InstallStaged struct {
+	state *State
+}
+
+// Title implements Phase.
+func (p *InstallStaged) Title() string { return "Install staged files" }
+
+// Prepare implements Preparer.
+func (p *InstallStaged) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	return nil
+}
+
+func (p *InstallStaged) hosts() Hosts {
+	return p.state.Hosts.Filter(func(h *Host) bool { return len(h.Staged) > 0 || len(h.Packages) > 0 })
+}
+
+// ShouldRun implements Conditional.
+func (p *InstallStaged) ShouldRun() bool { return len(p.hosts()) > 0 }
+
+// Plan implements Planner. In a dry run nothing was uploaded, so the plan
+// is what the upload phases would leave waiting: it is known only when
+// they found the files already on the host.
+func (p *InstallStaged) Plan(ctx context.Context) ([]Change, error) {
+	var out []Change
+	for _, h := range p.hosts() {
+		for _, f := range h.Staged {
+			out = append(out, Change{Host: h.String(), What: "install " + f.Target})
+		}
+		missing, err := p.state.packagesMissing(ctx, h, h.Packages)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range missing {
+			out = append(out, Change{Host: h.String(), What: "install package " + path.Base(m)})
+		}
+	}
+	return out, nil
+}
+
+// Run implements Phase.
+func (p *InstallStaged) Run(ctx context.Context) error {
+	s := p.state
+	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		if err := s.installPending(ctx, h, p.Title()); err != nil {
+			return fmt.Errorf("installing staged files: %w", err)
+		}
+		return nil
+	})
+}
