@@ -37,7 +37,10 @@ func newPackageWriter(w io.Writer, compressed bool, concurrency int) (*packageWr
 		if concurrency < 1 {
 			concurrency = 1
 		}
-		zw, err := zstd.NewWriter(pw.bw, zstd.WithEncoderConcurrency(concurrency), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		zw, err := zstd.NewWriter(pw.bw, zstd.WithEncoderConcurrency(concurrency), zstd.WithEncoderLevel(zstd.SpeedDefault),
+			// Entropy-code literals even in blocks without matches: text-like
+			// content (manifests, scripts, base64) then compresses as zstd -3 does.
+			zstd.WithAllLitEntropyCompression(true))
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
