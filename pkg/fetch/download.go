@@ -147,8 +147,8 @@ func (f *Fetcher) attempt(ctx context.Context, u *url.URL, bw *BlobWriter, st *d
 	}
 	defer resp.Body.Close()
 
-	switch {
-	case resp.StatusCode == http.StatusPartialContent:
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
 		start, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok || start != offset {
 			// Not the bytes asked for: start over rather than splice.
@@ -163,7 +163,7 @@ func (f *Fetcher) attempt(ctx context.Context, u *url.URL, bw *BlobWriter, st *d
 		if st.validator == "" {
 			st.validator = validator(resp.Header)
 		}
-	case resp.StatusCode == http.StatusOK:
+	case http.StatusOK:
 		if offset > 0 {
 			if err := f.restart(bw, st); err != nil {
 				return err
@@ -171,7 +171,7 @@ func (f *Fetcher) attempt(ctx context.Context, u *url.URL, bw *BlobWriter, st *d
 		}
 		st.total = resp.ContentLength
 		st.validator = validator(resp.Header)
-	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+	case http.StatusRequestedRangeNotSatisfiable:
 		if err := f.restart(bw, st); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"errors"
 	"net/http"
 	"os"
 	"strings"
@@ -196,17 +195,17 @@ func TestFetchRetriesStalledTransfer(t *testing.T) {
 
 func TestFetchShasumMismatch(t *testing.T) {
 	content := []byte("the real file")
-	wrong := sha([]byte("what the definition expected"))
+	expected := sha([]byte("what the definition expected"))
 	srv := newFileServer(t, content, nil)
 	f := newFetcher(t)
 
-	_, _, err := fetchBytes(t, f, Request{Source: srv.url("k3s"), Shasum: wrong})
+	_, _, err := fetchBytes(t, f, Request{Source: srv.url("k3s"), Shasum: expected})
 	var mm *MismatchError
 	require.ErrorAs(t, err, &mm)
 	assert.Equal(t, srv.url("k3s"), mm.Source)
-	assert.Equal(t, wrong, mm.Expected)
+	assert.Equal(t, expected, mm.Expected)
 	assert.Equal(t, sha(content), mm.Actual)
-	for _, want := range []string{srv.url("k3s"), wrong, sha(content)} {
+	for _, want := range []string{srv.url("k3s"), expected, sha(content)} {
 		assert.Contains(t, err.Error(), want)
 	}
 	requireNoPartials(t, f.Cache)
@@ -241,6 +240,6 @@ func TestFetchHonoursContextCancellation(t *testing.T) {
 	defer cancel()
 	_, err := f.Fetch(ctx, Request{Source: srv.url("f")}, &strings.Builder{})
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ctx.Err()), "got %v", err)
+	require.ErrorIs(t, err, ctx.Err())
 	assert.Equal(t, 1, srv.requests())
 }

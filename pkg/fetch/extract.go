@@ -96,7 +96,7 @@ func extractEntry(archivePath, display, entry string, w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("archive %s: gzip: %w", display, err)
 		}
-		defer zr.Close()
+		defer func() { _ = zr.Close() }()
 		r = zr
 	case formatTarZstd:
 		zr, err := zstd.NewReader(br)

@@ -42,7 +42,7 @@ func ReadArchive(r io.Reader) ([]ImageSummary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("image archive: gzip: %w", err)
 		}
-		defer zr.Close()
+		defer func() { _ = zr.Close() }()
 		src = zr
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		zr, err := zstd.NewReader(br)
