@@ -1,0 +1,116 @@
+// Package apiserver is the Kubernetes API subset the test engine serves on
+// 6443 (engines.md 9): discovery, nodes, pods and their eviction, the
+// workloads drain looks up, and watches, with client-certificate
+// authentication against the cluster's client CA. It is what lets the real
+// kubectl get, label, cordon, drain and delete nodes of a test cluster.
+package apiserver
+
+import (
+	"crypto/x509"
+	"net/http"
+	"runtime"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
+	"github.com/colonel-byte/cargoship/test/engine/internal/store"
+)
+
+// Server answers API requests from one server's copy of the store.
+type Server struct {
+	Store *store.Store
+	// ClientCA verifies client certificates.
+	ClientCA *x509.CertPool
+	// Version is the engine version, reported by /version as gitVersion.
+	Version, Commit string
+	// Address is this apiserver's host:port, for /api.
+	Address string
+}
+
+// identity is who sent a request: the certificate's CN and O.
+type identity struct {
+	user   string
+	groups []string
+}
+
+func (id identity) in(group string) bool {
+	for _, g := range id.groups {
+		if g == group {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate verifies the client certificate against the client CA, as
+// the apiserver's x509 authenticator does; no certificate or one the CA did
+// not sign is 401 (the engines run the apiserver without anonymous auth).
+func (s *Server) authenticate(r *http.Request) (identity, bool) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return identity{}, false
+	}
+	leaf := r.TLS.PeerCertificates[0]
+	inter := x509.NewCertPool()
+	for _, c := range r.TLS.PeerCertificates[1:] {
+		inter.AddCert(c)
+	}
+	_, err := leaf.Verify(x509.VerifyOptions{Roots: s.ClientCA, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		return identity{}, false
+	}
+	return identity{user: leaf.Subject.CommonName, groups: leaf.Subject.Organization}, true
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.authenticate(r)
+	if !ok {
+		writeError(w, kube.Unauthorized())
+		return
+	}
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	switch {
+	case r.URL.Path == "/version":
+		s.version(w)
+	case r.URL.Path == "/healthz" || r.URL.Path == "/livez" || r.URL.Path == "/readyz":
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok"))
+	case len(parts) == 1 && parts[0] == "api":
+		writeJSON(w, http.StatusOK, apiVersions(s.Address))
+	case len(parts) == 1 && parts[0] == "apis":
+		writeJSON(w, http.StatusOK, groupList())
+	case len(parts) == 2 && parts[0] == "api" && parts[1] == "v1":
+		writeJSON(w, http.StatusOK, resourceList(""))
+	case len(parts) == 3 && parts[0] == "apis" && parts[2] == "v1" && knownGroup(parts[1]):
+		writeJSON(w, http.StatusOK, resourceList(parts[1]))
+	case len(parts) > 2 && parts[0] == "api" && parts[1] == "v1":
+		s.resource(w, r, id, "", parts[2:])
+	case len(parts) > 3 && parts[0] == "apis" && parts[2] == "v1" && knownGroup(parts[1]):
+		s.resource(w, r, id, parts[1], parts[3:])
+	default:
+		writeError(w, kube.NotFound("", r.URL.Path))
+	}
+}
+
+func knownGroup(g string) bool {
+	for _, x := range groupVersions {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// version is /version: the engine version as gitVersion, as k3s reports.
+func (s *Server) version(w http.ResponseWriter) {
+	major, minor := "", ""
+	if v, ok := strings.CutPrefix(s.Version, "v"); ok {
+		f := strings.SplitN(v, ".", 3)
+		if len(f) >= 2 {
+			major, minor = f[0], f[1]
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{
+		"major": major, "minor": minor, "gitVersion": s.Version, "gitCommit": s.Commit,
+		"gitTreeState": "clean", "buildDate": "", "goVersion": runtime.Version(),
+		"compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
+	})
+}

@@ -1,0 +1,103 @@
+// Package controllers is the little of kube-controller-manager the test
+// engine needs: the node lifecycle controller (a node whose kubelet stops
+// posting status goes NotReady after the grace period) and stand-ins for
+// the DaemonSet and ReplicaSet controllers, so every node runs pods a
+// drain has to deal with. Only the leader server runs them: the live
+// control-plane node with the smallest name.
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
+	"github.com/colonel-byte/cargoship/test/engine/internal/store"
+)
+
+// DefaultGrace is kube-controller-manager's node-monitor-grace-period the
+// test engine uses unless kube-controller-manager-arg sets one.
+const DefaultGrace = 40 * time.Second
+
+// Manager runs the controllers on one server.
+type Manager struct {
+	Store *store.Store
+	// Self is this server's node name.
+	Self string
+	// Grace is how long a node may go without a heartbeat.
+	Grace time.Duration
+}
+
+// Run reconciles on every change to nodes or pods and once a second,
+// until ctx ends.
+func (m *Manager) Run(ctx context.Context) {
+	events, cancel := m.Store.Subscribe()
+	defer func() { cancel() }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case e, ok := <-events:
+			if !ok {
+				// Dropped for falling behind: subscribe again.
+				events, cancel = m.Store.Subscribe()
+				continue
+			}
+			if e.Key.Resource != "nodes" && e.Key.Resource != "pods" {
+				continue
+			}
+		}
+		if m.leader() {
+			m.lifecycle()
+			m.workloads()
+		}
+	}
+}
+
+// leader reports whether this server runs the controllers: it is the live
+// control-plane node (fresh heartbeat) with the smallest name. Every
+// server computes the same answer from the replicated nodes, so there is
+// no election traffic; a brief overlap after a change is repaired by the
+// next reconcile.
+func (m *Manager) leader() bool {
+	for _, n := range m.Store.List("nodes", "") {
+		if kube.StrMap(n, "metadata.labels")["node-role.kubernetes.io/control-plane"] != "true" {
+			continue
+		}
+		hb, ok := heartbeat(n)
+		if !ok || time.Since(hb) > m.Grace {
+			continue
+		}
+		return kube.Str(n, "metadata.name") == m.Self
+	}
+	return false
+}
+
+// heartbeat is when the node's kubelet last posted its Ready condition.
+func heartbeat(n kube.Object) (time.Time, bool) {
+	c := readyCondition(n)
+	if c == nil {
+		return time.Time{}, false
+	}
+	s, _ := c["lastHeartbeatTime"].(string)
+	t, err := time.Parse(time.RFC3339, s)
+	return t, err == nil
+}
+
+func readyCondition(n kube.Object) map[string]any {
+	conds, _ := kube.Get(n, "status.conditions").([]any)
+	for _, c := range conds {
+		if cm, ok := c.(map[string]any); ok && cm["type"] == "Ready" {
+			return cm
+		}
+	}
+	return nil
+}
+
+// ready reports whether a node's Ready condition is True.
+func ready(n kube.Object) bool {
+	c := readyCondition(n)
+	return c != nil && c["status"] == "True"
+}
