@@ -152,6 +152,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		if err := checkEntryName(e.Name); err != nil {
 			return nil, fmt.Errorf("%s: package.entries[%d]: %w", ManifestName, i, err)
 		}
+		if !strings.HasPrefix(e.Name, string(e.Kind)+"/") {
+			return nil, fmt.Errorf("%s: package.entries[%d]: %s is not under %s/, its kind", ManifestName, i, e.Name, e.Kind)
+		}
 		if seen[e.Name] {
 			return nil, fmt.Errorf("%s: package.entries[%d]: %s is listed twice", ManifestName, i, e.Name)
 		}

@@ -46,6 +46,7 @@ func TestParseManifestRefuses(t *testing.T) {
 		{"no layout", rehash(t, bytes.Replace(data, []byte("  layout: 1\n"), nil, 1)), "package.layout is missing"},
 		{"an invalid definition", rehash(t, bytes.Replace(data, []byte("type: k3s"), []byte("type: nope"), 1)), "spec.type"},
 		{"no build architectures", rehash(t, bytes.Replace(data, []byte("build:\n  architectures:\n    - amd64\n    - arm64\n"), []byte("build:\n"), 1)), "build.architectures"},
+		{"a kind that is not the entry's directory", rehash(t, bytes.Replace(data, []byte("name: os/0/demo-engine\n      kind: os"), []byte("name: os/0/demo-engine\n      kind: files"), 1)), "is not under files/"},
 		{"an escaping entry", rehash(t, bytes.Replace(data, []byte("name: os/0/demo-engine"), []byte("name: os/../../x"), 1)), "not a clean relative path"},
 	}
 	for _, tc := range cases {
