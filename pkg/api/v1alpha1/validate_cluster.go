@@ -101,6 +101,8 @@ func validateRules(d *document, path string, rules []FirewallRule) {
 		}
 		if r.Protocol != "" && !slices.Contains(fwProtocols, r.Protocol) {
 			d.errorf(rp+".protocol", "%q is not one of %s", r.Protocol, quoteList(fwProtocols))
+		} else if r.Protocol != "" && r.Port == "" {
+			d.errorf(rp+".protocol", "a protocol needs a port")
 		}
 		if r.Action != "" && !slices.Contains(fwActions, r.Action) {
 			d.errorf(rp+".action", "%q is not one of %s", r.Action, quoteList(fwActions))

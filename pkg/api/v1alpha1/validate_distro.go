@@ -50,7 +50,40 @@ func validateDistro(d *document, ds *Distro) {
 	} else if containsControl(ds.Spec.Version) || strings.ContainsAny(ds.Spec.Version, " /") {
 		d.errorf("spec.version", "%q is not a version", ds.Spec.Version)
 	}
+	validateActions(d, ds.Spec.Actions)
 	validateDistroConfig(d, ds)
+}
+
+// validateActions refuses, with their lines, the parts of Zarf's action
+// format create cannot honour: it has no package variables and no cluster
+// to wait for.
+func validateActions(d *document, a *Actions) {
+	if a == nil || a.OnCreate == nil {
+		return
+	}
+	set := a.OnCreate
+	for _, l := range []struct {
+		name    string
+		actions []Action
+	}{{"before", set.Before}, {"after", set.After}, {"onSuccess", set.OnSuccess}, {"onFailure", set.OnFailure}} {
+		for i, act := range l.actions {
+			p := fmt.Sprintf("spec.actions.onCreate.%s[%d]", l.name, i)
+			if act.Cmd == "" {
+				d.errorf(p+".cmd", "is required: the command to run")
+			}
+			if len(act.Wait) > 0 {
+				d.errorf(p+".wait", "wait actions are not supported: create has no cluster to wait for")
+			}
+			for _, v := range []struct {
+				field string
+				set   bool
+			}{{"setVariable", act.SetVariable != ""}, {"setVariables", len(act.SetVariables) > 0}, {"setValues", len(act.SetValues) > 0}, {"template", act.Template}} {
+				if v.set {
+					d.errorf(p+"."+v.field, "needs package variables, which cargoship does not have")
+				}
+			}
+		}
+	}
 }
 
 func validateDistroConfig(d *document, ds *Distro) {
