@@ -60,6 +60,33 @@ func TestFetchCacheHitDownloadsNothing(t *testing.T) {
 	assert.Equal(t, 1, srv.requests(), "cache hits must not reach the server")
 }
 
+// Refresh re-downloads a URL without a shasum: its content may have moved.
+func TestFetchRefreshDownloadsMovingURLAgain(t *testing.T) {
+	srv := newFileServer(t, []byte("release 1"), nil)
+	f := newFetcher(t)
+	req := Request{Source: srv.url("latest/k3s")}
+	_, first, err := fetchBytes(t, f, req)
+	require.NoError(t, err)
+
+	srv.content = []byte("release 2")
+	got, _, err := fetchBytes(t, f, req)
+	require.NoError(t, err)
+	assert.Equal(t, "release 1", string(got), "without Refresh the URL is pinned to what it gave first")
+
+	f.Refresh = true
+	got, res, err := fetchBytes(t, f, req)
+	require.NoError(t, err)
+	assert.Equal(t, "release 2", string(got))
+	assert.False(t, res.Cached)
+	assert.Equal(t, 2, srv.requests())
+
+	// With a shasum the blob is found by digest, Refresh or not.
+	_, pinned, err := fetchBytes(t, f, Request{Source: srv.url("latest/k3s"), Shasum: first.SHA256})
+	require.NoError(t, err)
+	assert.True(t, pinned.Cached)
+	assert.Equal(t, 2, srv.requests())
+}
+
 // A cached blob that no longer hashes to its digest is not served: it is
 // dropped and downloaded again.
 func TestFetchCorruptedCacheEntryIsDownloadedAgain(t *testing.T) {

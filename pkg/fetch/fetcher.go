@@ -37,6 +37,10 @@ type Fetcher struct {
 	Log *slog.Logger
 	// Progress shows downloads as they run; nil shows nothing.
 	Progress Progress
+	// Refresh downloads URLs that have no Shasum again instead of trusting
+	// what the URL gave last time (for sources that move, like "latest").
+	// A URL with a Shasum is still answered from the cache.
+	Refresh bool
 }
 
 // Request is one file to fetch.
@@ -171,7 +175,7 @@ func (f *Fetcher) cached(key, expected string) (string, Result, bool, error) {
 	candidates := []string{}
 	if expected != "" {
 		candidates = append(candidates, expected)
-	} else if e, ok := f.Cache.Lookup(key); ok {
+	} else if e, ok := f.Cache.Lookup(key); ok && !f.Refresh {
 		candidates = append(candidates, e.SHA256)
 	}
 	for _, sum := range candidates {
