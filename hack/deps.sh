@@ -3,7 +3,7 @@
 # (debootstrap, systemd-nspawn, iproute2, nftables), an sshd for pkg/host's
 # tests, and zstd for the package benchmark. Safe to run twice.
 set -euo pipefail
-pkgs=(debootstrap systemd-container iproute2 nftables openssh-client openssh-server sudo zstd ca-certificates)
+pkgs=(debootstrap systemd-container iproute2 nftables openssh-client openssh-server sudo zstd ca-certificates containerd dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
