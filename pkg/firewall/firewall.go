@@ -1,0 +1,159 @@
+// Package firewall configures a host's firewall for a cluster through the
+// front end the host runs: firewalld, ufw or a table of its own in
+// nftables. Every front end reads the current configuration first, so
+// Plan says exactly what Apply would do and a second Apply does nothing.
+//
+// cargoship never enables a firewall: a default-deny firewall switched on
+// over the SSH connection a phase runs on can cut that connection. ufw is
+// configured only when already active, and the nftables table keeps
+// policy accept.
+package firewall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// Front end names, as Status and Firewall.Name report them.
+const (
+	NameFirewalld = "firewalld"
+	NameUFW       = "ufw"
+	NameNFTables  = "nftables"
+)
+
+// Desired is what the cluster needs from one host's firewall.
+type Desired struct {
+	// Peers are the private addresses of every other node: trusted.
+	Peers []string
+	// CIDRs are the engine's pod and service networks: trusted.
+	CIDRs []string
+	// Ports are opened to everyone (protocol defaults to tcp).
+	Ports []v1alpha1.Port
+	// Rules admit, drop or reject traffic from a source to a port.
+	Rules []v1alpha1.FirewallRule
+	// Interface is the host's private interface: firewalld opens the ports
+	// in its zone, or in the default zone when it has none.
+	Interface string
+}
+
+// Action is one change a front end makes.
+type Action struct {
+	// Summary says what changes, in words.
+	Summary string
+	// Command is the command line that makes it, "" when Summary is a file
+	// write.
+	Command string
+}
+
+// Plan is what a front end would do (Plan) or did (Apply) on one host.
+type Plan struct {
+	Actions  []Action
+	Warnings []string
+}
+
+// Changed reports whether there is anything to do.
+func (p Plan) Changed() bool { return len(p.Actions) > 0 }
+
+func (p *Plan) add(summary, cmd string) {
+	p.Actions = append(p.Actions, Action{Summary: summary, Command: cmd})
+}
+
+func (p *Plan) warnf(format string, args ...any) {
+	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Firewall is one front end.
+type Firewall interface {
+	// Name is NameFirewalld, NameUFW or NameNFTables.
+	Name() string
+	// Detect reports whether the front end is installed and running.
+	Detect(ctx context.Context, r host.Runner) (present, active bool, err error)
+	// Plan reads the host and returns what Apply would change; it changes
+	// nothing.
+	Plan(ctx context.Context, r host.Runner, d Desired) (Plan, error)
+	// Apply makes the host's firewall match d and returns what it changed;
+	// on a host that already matches it runs nothing and returns an empty
+	// Plan.
+	Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error)
+}
+
+// All returns every front end, in the order Choose prefers them.
+func All() []Firewall { return []Firewall{Firewalld{}, UFW{}, &NFTables{}} }
+
+// Status is one front end as found on a host.
+type Status struct {
+	Name            string
+	Present, Active bool
+}
+
+// DetectAll asks the host about every front end.
+func DetectAll(ctx context.Context, r host.Runner) ([]Status, error) {
+	var out []Status
+	for _, f := range All() {
+		present, active, err := f.Detect(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if present {
+			out = append(out, Status{Name: f.Name(), Present: present, Active: active})
+		}
+	}
+	return out, nil
+}
+
+// Choose picks the front end to configure: an active firewalld, else an
+// active ufw, else cargoship's own nftables table when nft is there (an
+// accept there cannot open what another table drops, but its drop rules
+// hold, and Plan warns about such tables). Nothing active and no nft
+// gives nil. Both firewalld and ufw active is an error: configuring one
+// leaves the other dropping cluster traffic, and which one the OS ships
+// (firewalld on Enterprise Linux and SUSE, ufw on Ubuntu) says which to
+// keep.
+func Choose(o hostos.OS, found []Status) (Firewall, error) {
+	active := map[string]bool{}
+	for _, s := range found {
+		active[s.Name] = s.Active
+	}
+	switch {
+	case active[NameFirewalld] && active[NameUFW]:
+		keep, stop := NameFirewalld, NameUFW
+		if o.Family == v1alpha1.FamilyDebian {
+			keep, stop = NameUFW, NameFirewalld
+		}
+		return nil, fmt.Errorf("both firewalld and ufw are active on this %s host; cargoship configures one front end: keep %s and disable %s", o.Family, keep, stop)
+	case active[NameFirewalld]:
+		return Firewalld{}, nil
+	case active[NameUFW]:
+		return UFW{}, nil
+	case active[NameNFTables]:
+		return &NFTables{}, nil
+	}
+	return nil, nil
+}
+
+// runScript runs commands as one root shell script that stops at the first
+// failure: one round trip however many rules there are.
+func runScript(ctx context.Context, r host.Runner, cmds []string) error {
+	if len(cmds) == 0 {
+		return nil
+	}
+	script := "set -e\n" + strings.Join(cmds, "\n")
+	_, err := r.Sudo(ctx, shell.Join("sh", "-c", script))
+	return err
+}
+
+func commands(p Plan) []string {
+	var cmds []string
+	for _, a := range p.Actions {
+		if a.Command != "" {
+			cmds = append(cmds, a.Command)
+		}
+	}
+	return cmds
+}

@@ -1,0 +1,157 @@
+package firewall
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+)
+
+func TestNormalize(t *testing.T) {
+	s, err := normalize(Desired{
+		Peers: []string{"10.0.0.2", "10.0.0.1", "10.0.0.2", "::ffff:10.0.0.3", "fd00::1"},
+		CIDRs: []string{"10.42.7.1/16", "10.42.0.0/24", "10.43.0.0/16", "fd00:42::/56"},
+		Ports: []v1alpha1.Port{{Port: "6443"}, {Port: "6444"}, {Port: "30000-32767"}, {Port: "31000"}, {Port: "8472", Protocol: "udp"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := join(s.nodes4); got != "10.0.0.1 10.0.0.2 10.0.0.3" {
+		t.Errorf("nodes4 = %s", got)
+	}
+	if got := join(s.nets4); got != "10.42.0.0/16 10.43.0.0/16" {
+		t.Errorf("nets4 = %s (masked, covered /24 dropped)", got)
+	}
+	var ports []string
+	for _, p := range s.ports {
+		ports = append(ports, p.String()+"/"+p.proto)
+	}
+	if got := strings.Join(ports, " "); got != "6443-6444/tcp 30000-32767/tcp 8472/udp" {
+		t.Errorf("ports = %s", got)
+	}
+	for _, bad := range []Desired{
+		{Peers: []string{"node1"}},
+		{Peers: []string{"10.0.0.1;reboot"}},
+		{CIDRs: []string{"10.42.0.0/33"}},
+		{Ports: []v1alpha1.Port{{Port: "0"}}},
+		{Ports: []v1alpha1.Port{{Port: "6443", Protocol: "sctp"}}},
+		{Ports: []v1alpha1.Port{{Port: "32767-30000"}}},
+		{Rules: []v1alpha1.FirewallRule{{Name: "empty"}}},
+		{Rules: []v1alpha1.FirewallRule{{Source: "10.0.0.1", Action: "permit"}}},
+		{Rules: []v1alpha1.FirewallRule{{Source: "10.0.0.1", Protocol: "udp"}}},
+		{Rules: []v1alpha1.FirewallRule{{Source: "$(reboot)"}}},
+	} {
+		if _, err := normalize(bad); err == nil {
+			t.Errorf("%+v should be refused", bad)
+		}
+	}
+}
+
+func join[T interface{ String() string }](v []T) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = x.String()
+	}
+	return strings.Join(s, " ")
+}
+
+func TestChoose(t *testing.T) {
+	el := hostos.OS{Family: v1alpha1.FamilyEnterpriseLinux}
+	ubuntu := hostos.OS{Family: v1alpha1.FamilyDebian}
+	fw := func(name string, active bool) Status { return Status{Name: name, Present: true, Active: active} }
+	for _, c := range []struct {
+		os    hostos.OS
+		found []Status
+		want  string
+	}{
+		{el, []Status{fw(NameFirewalld, true), fw(NameNFTables, true)}, NameFirewalld},
+		{el, []Status{fw(NameFirewalld, false), fw(NameNFTables, true)}, NameNFTables},
+		{ubuntu, []Status{fw(NameUFW, true), fw(NameNFTables, true)}, NameUFW},
+		{ubuntu, []Status{fw(NameUFW, false), fw(NameNFTables, true)}, NameNFTables},
+		{ubuntu, []Status{fw(NameUFW, false)}, ""},
+		{ubuntu, nil, ""},
+	} {
+		got, err := Choose(c.os, c.found)
+		name := ""
+		if got != nil {
+			name = got.Name()
+		}
+		if err != nil || name != c.want {
+			t.Errorf("Choose(%s, %+v) = %q %v, want %q", c.os.Family, c.found, name, err, c.want)
+		}
+	}
+	_, err := Choose(ubuntu, []Status{fw(NameFirewalld, true), fw(NameUFW, true)})
+	if err == nil || !strings.Contains(err.Error(), "keep ufw") {
+		t.Errorf("both active on Ubuntu: %v", err)
+	}
+	_, err = Choose(el, []Status{fw(NameFirewalld, true), fw(NameUFW, true)})
+	if err == nil || !strings.Contains(err.Error(), "keep firewalld") {
+		t.Errorf("both active on EL: %v", err)
+	}
+}
+
+func TestDetectAll(t *testing.T) {
+	f := (&ostest.Fake{}).
+		On("firewall-cmd --state", "not running\n").
+		On("ufw status", "absent\n").
+		On("nft list tables", "active\n")
+	got, err := DetectAll(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != (Status{NameFirewalld, true, false}) || got[1] != (Status{NameNFTables, true, true}) {
+		t.Errorf("DetectAll = %+v", got)
+	}
+}
+
+// TestNFTablesPlanUnit covers what the namespace test cannot touch: the
+// boot unit, from captured answers.
+func TestNFTablesPlanUnit(t *testing.T) {
+	file, err := RenderNFT(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := renderNFTUnit("/usr/sbin/nft", NFTPath)
+	state := func(enabled, active string) string {
+		return "nft=/usr/sbin/nft\ntable=yes\nenabled=" + enabled + "\nactive=" + active + "\n"
+	}
+	read := func(f *ostest.Fake, path, body string) *ostest.Fake {
+		return f.On("sh "+path, "present\n"+b64(body))
+	}
+	converged := read(read((&ostest.Fake{}).On("nft list chains", state("enabled", "active")), NFTPath, file), "/etc/systemd/system/"+NFTUnit, unit)
+	p, err := (&NFTables{}).Plan(context.Background(), converged, cluster)
+	if err != nil || p.Changed() {
+		t.Errorf("converged host: %+v %v", p, err)
+	}
+	fresh := read((&ostest.Fake{}).On("nft list chains", state("disabled", "inactive")).On("sh /etc/systemd", "absent\n"), NFTPath, file)
+	p, err = (&NFTables{}).Plan(context.Background(), fresh, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.Summary)
+	}
+	want := "write /etc/systemd/system/cargoship-nftables.service|enable cargoship-nftables.service so the table is loaded at boot|start cargoship-nftables.service"
+	if strings.Join(got, "|") != want {
+		t.Errorf("plan = %q", got)
+	}
+	noSystemd := read((&ostest.Fake{}).On("nft list chains", "nft=/usr/sbin/nft\ntable=yes\nsystemd=no\n"), NFTPath, file)
+	if p, err := (&NFTables{}).Plan(context.Background(), noSystemd, cluster); err != nil || p.Changed() || len(p.Warnings) != 1 {
+		t.Errorf("no systemd: %+v %v", p, err)
+	}
+	if _, err := (&NFTables{}).Plan(context.Background(), (&ostest.Fake{}).On("nft list chains", "nft=\n"), cluster); err == nil {
+		t.Error("no nft should be an error")
+	}
+}
+
+func TestRenderNFTUnitRefusesOddPath(t *testing.T) {
+	n := &NFTables{Path: "/etc/cargo ship/x.nft"}
+	f := (&ostest.Fake{}).On("nft list chains", "nft=/usr/sbin/nft\ntable=no\nenabled=disabled\nactive=inactive\n").On("base64", "absent\n")
+	if _, err := n.Plan(context.Background(), f, cluster); err == nil {
+		t.Error("a path with a space cannot go into a unit file")
+	}
+}

@@ -1,0 +1,357 @@
+package firewall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// Names cargoship owns in firewalld's configuration.
+const (
+	IPSetNodes     = "k8s-nodes"    // hash:ip, IPv4 peers
+	IPSetNodes6    = "k8s-nodes6"   // hash:ip, family inet6
+	IPSetSubnets   = "k8s-subnets"  // hash:net, IPv4 pod and service CIDRs
+	IPSetSubnets6  = "k8s-subnets6" // hash:net, family inet6
+	FirewalldServ  = "cargoship"    // the service holding the ports
+	TrustedZone    = "trusted"      // where the ipsets are sources
+	RichRulesState = "/var/lib/cargoship/firewalld-rich-rules"
+)
+
+// Firewalld configures firewalld: peers and cluster networks as ipsets
+// bound to the trusted zone, ports as the service "cargoship" enabled in
+// the private interface's zone, rules as rich rules there. Every change is
+// made with --permanent and then made live with one --reload (the earlier
+// tool never reloaded, so its ipsets did not exist at runtime), and a
+// runtime that differs from a correct permanent configuration is reloaded
+// too.
+type Firewalld struct {
+	// StatePath records the rich rules cargoship added, so one removed
+	// from the document is removed from the host while the admin's own
+	// rich rules are left alone. Defaults to RichRulesState.
+	StatePath string
+}
+
+// Name implements Firewall.
+func (Firewalld) Name() string { return NameFirewalld }
+
+// Detect implements Firewall: firewall-cmd --state prints "running" and
+// exits 0, or exits 252 (NOT_RUNNING).
+func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
+	out, err := r.Sudo(ctx, shell.Join("sh", "-c", `command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }; firewall-cmd --state 2>/dev/null || true`))
+	if err != nil {
+		return false, false, fmt.Errorf("detecting firewalld: %w", err)
+	}
+	out = strings.TrimSpace(out)
+	return out != "absent", out == "running", nil
+}
+
+func (f Firewalld) statePath() string {
+	if f.StatePath == "" {
+		return RichRulesState
+	}
+	return f.StatePath
+}
+
+// ipsetWant is one of our ipsets and its desired entries.
+type ipsetWant struct {
+	name, typ string
+	inet6     bool
+	entries   []string
+}
+
+func firewalldSets(s spec) []ipsetWant {
+	var n4, n6, s4, s6 []string
+	for _, a := range s.nodes4 {
+		n4 = append(n4, a.String())
+	}
+	for _, a := range s.nodes6 {
+		n6 = append(n6, a.String())
+	}
+	for _, p := range s.nets4 {
+		s4 = append(s4, p.String())
+	}
+	for _, p := range s.nets6 {
+		s6 = append(s6, p.String())
+	}
+	return []ipsetWant{
+		{IPSetNodes, "hash:ip", false, n4},
+		{IPSetNodes6, "hash:ip", true, n6},
+		{IPSetSubnets, "hash:net", false, s4},
+		{IPSetSubnets6, "hash:net", true, s6},
+	}
+}
+
+// richRule renders a rule in firewalld's canonical form (the order
+// --list-rich-rules prints), so present rules compare equal as text.
+func richRule(r rule) string {
+	var b strings.Builder
+	b.WriteString("rule")
+	if r.source.IsValid() {
+		fam := "ipv4"
+		if r.source.Addr().Is6() {
+			fam = "ipv6"
+		}
+		fmt.Fprintf(&b, ` family="%s" source address="%s"`, fam, sourceString(r.source))
+	}
+	if r.port != nil {
+		fmt.Fprintf(&b, ` port port="%s" protocol="%s"`, r.port, r.port.proto)
+	}
+	b.WriteString(" " + r.action)
+	return b.String()
+}
+
+// fwState is firewalld's configuration as far as cargoship cares.
+type fwState struct {
+	ipsets       map[string]bool
+	entries      map[string][]string
+	trusted      []string
+	services     map[string]bool
+	ports        []string
+	zoneServices []string
+	rich         []string
+}
+
+// firewalldRead prints firewalld's configuration in sections. $1 is
+// "permanent" or "runtime", $2 the zone, the rest our ipset names.
+const firewalldRead = `p=; [ "$1" = permanent ] && p=--permanent
+zone=$2; shift 2
+sets=$(firewall-cmd $p --get-ipsets)
+echo "@@ipsets"; echo "$sets"
+for s in "$@"; do
+  case " $sets " in *" $s "*) echo "@@entries $s"; firewall-cmd $p --ipset="$s" --get-entries;; esac
+done
+echo "@@trusted"; firewall-cmd $p --zone=trusted --list-sources
+if [ -n "$p" ]; then
+  svcs=$(firewall-cmd --permanent --get-services)
+  echo "@@services"; echo "$svcs"
+  case " $svcs " in *" cargoship "*) echo "@@ports"; firewall-cmd --permanent --service=cargoship --get-ports;; esac
+fi
+echo "@@zone-services"; firewall-cmd $p --zone="$zone" --list-services
+echo "@@rich"; firewall-cmd $p --zone="$zone" --list-rich-rules`
+
+func readFirewalld(ctx context.Context, r host.Runner, permanent bool, zone string) (fwState, error) {
+	mode := "runtime"
+	if permanent {
+		mode = "permanent"
+	}
+	out, err := r.Sudo(ctx, shell.Join("sh", "-c", "set -e\n"+firewalldRead, "sh", mode, zone, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
+	if err != nil {
+		return fwState{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
+	}
+	st := fwState{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{}}
+	section, arg := "", ""
+	for _, line := range strings.Split(out, "\n") {
+		if name, ok := strings.CutPrefix(line, "@@"); ok {
+			section, arg, _ = strings.Cut(name, " ")
+			continue
+		}
+		words := strings.Fields(line)
+		switch section {
+		case "ipsets":
+			for _, w := range words {
+				st.ipsets[w] = true
+			}
+		case "entries":
+			st.entries[arg] = append(st.entries[arg], words...)
+		case "trusted":
+			st.trusted = append(st.trusted, words...)
+		case "services":
+			for _, w := range words {
+				st.services[w] = true
+			}
+		case "ports":
+			st.ports = append(st.ports, words...)
+		case "zone-services":
+			st.zoneServices = append(st.zoneServices, words...)
+		case "rich":
+			if l := strings.TrimSpace(line); l != "" {
+				st.rich = append(st.rich, l)
+			}
+		}
+	}
+	return st, nil
+}
+
+// firewalldZone is the zone of the private interface, or the default zone.
+const firewalldZone = `z=
+if [ -n "$1" ]; then z=$(firewall-cmd --get-zone-of-interface="$1" 2>/dev/null) || z=; fi
+[ "$z" = "no zone" ] && z=
+[ -n "$z" ] || z=$(firewall-cmd --get-default-zone)
+echo "$z"`
+
+func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []string, error) {
+	var p Plan
+	s, err := normalize(d)
+	if err != nil {
+		return p, nil, err
+	}
+	out, err := r.Sudo(ctx, shell.Join("sh", "-c", firewalldZone, "sh", s.iface))
+	if err != nil {
+		return p, nil, fmt.Errorf("finding the firewalld zone: %w", err)
+	}
+	zone := strings.TrimSpace(out)
+	if zone == "" || strings.ContainsAny(zone, " \n") {
+		return p, nil, fmt.Errorf("finding the firewalld zone: firewall-cmd printed %q", out)
+	}
+	perm, err := readFirewalld(ctx, r, true, zone)
+	if err != nil {
+		return p, nil, err
+	}
+	recorded, _, err := hostfile.Read(ctx, r, f.statePath())
+	if err != nil {
+		return p, nil, err
+	}
+	wantRich := make([]string, len(s.rules))
+	for i, ru := range s.rules {
+		wantRich[i] = richRule(ru)
+	}
+	state := make([]string, len(wantRich))
+	for i, rr := range wantRich {
+		state[i] = zone + "\t" + rr
+	}
+	fw := func(args ...string) string {
+		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	}
+
+	for _, set := range firewalldSets(s) {
+		have := perm.entries[set.name]
+		if !perm.ipsets[set.name] {
+			if len(set.entries) == 0 {
+				continue
+			}
+			args := []string{"--new-ipset=" + set.name, "--type=" + set.typ}
+			if set.inet6 {
+				args = append(args, "--family=inet6")
+			}
+			p.add("create ipset "+set.name, fw(args...))
+		}
+		for _, e := range set.entries {
+			if !slices.Contains(have, e) {
+				p.add(fmt.Sprintf("add %s to ipset %s", e, set.name), fw("--ipset="+set.name, "--add-entry="+e))
+			}
+		}
+		for _, e := range have {
+			if !slices.Contains(set.entries, e) {
+				p.add(fmt.Sprintf("remove %s from ipset %s", e, set.name), fw("--ipset="+set.name, "--remove-entry="+e))
+			}
+		}
+		if src := "ipset:" + set.name; !slices.Contains(perm.trusted, src) {
+			p.add(fmt.Sprintf("trust ipset %s in zone %s", set.name, TrustedZone), fw("--zone="+TrustedZone, "--add-source="+src))
+		}
+	}
+
+	wantPorts := make([]string, len(s.ports))
+	for i, pr := range s.ports {
+		wantPorts[i] = pr.String() + "/" + pr.proto
+	}
+	if !perm.services[FirewalldServ] && len(wantPorts) > 0 {
+		p.add("create service "+FirewalldServ, fw("--new-service="+FirewalldServ))
+	}
+	if perm.services[FirewalldServ] || len(wantPorts) > 0 {
+		for _, port := range wantPorts {
+			if !slices.Contains(perm.ports, port) {
+				p.add(fmt.Sprintf("open %s in service %s", port, FirewalldServ), fw("--service="+FirewalldServ, "--add-port="+port))
+			}
+		}
+		for _, port := range perm.ports {
+			if !slices.Contains(wantPorts, port) {
+				p.add(fmt.Sprintf("close %s in service %s", port, FirewalldServ), fw("--service="+FirewalldServ, "--remove-port="+port))
+			}
+		}
+		if !slices.Contains(perm.zoneServices, FirewalldServ) {
+			p.add(fmt.Sprintf("enable service %s in zone %s", FirewalldServ, zone), fw("--zone="+zone, "--add-service="+FirewalldServ))
+		}
+	}
+
+	for _, line := range strings.Split(string(recorded), "\n") {
+		z, rr, ok := strings.Cut(line, "\t")
+		if !ok || slices.Contains(state, line) || z == zone && !slices.Contains(perm.rich, rr) {
+			continue
+		}
+		p.add(fmt.Sprintf("remove rich rule %s from zone %s", rr, z), fw("--zone="+z, "--remove-rich-rule="+rr))
+	}
+	for _, rr := range wantRich {
+		if !slices.Contains(perm.rich, rr) {
+			p.add(fmt.Sprintf("add rich rule %s to zone %s", rr, zone), fw("--zone="+zone, "--add-rich-rule="+rr))
+		}
+	}
+
+	if p.Changed() {
+		p.add("make the permanent configuration live", "firewall-cmd --reload")
+	} else {
+		run, err := readFirewalld(ctx, r, false, zone)
+		if err != nil {
+			return p, nil, err
+		}
+		if drift := runtimeDrift(perm, run); drift != "" {
+			p.add("reload: the runtime configuration differs from the permanent one ("+drift+")", "firewall-cmd --reload")
+		}
+	}
+	if string(recorded) != strings.Join(state, "\n")+"\n" && (len(state) > 0 || len(recorded) > 0) {
+		p.add("record the rich rules cargoship manages in "+f.statePath(), "")
+	}
+	return p, state, nil
+}
+
+// runtimeDrift compares what cargoship manages in the two configurations.
+func runtimeDrift(perm, run fwState) string {
+	for _, set := range []string{IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6} {
+		if perm.ipsets[set] != run.ipsets[set] || !sameSet(perm.entries[set], run.entries[set]) {
+			return "ipset " + set
+		}
+	}
+	switch {
+	case !sameSet(perm.trusted, run.trusted):
+		return "trusted sources"
+	case !sameSet(perm.zoneServices, run.zoneServices):
+		return "zone services"
+	case !sameSet(perm.rich, run.rich):
+		return "rich rules"
+	}
+	return ""
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	sort.Strings(a)
+	sort.Strings(b)
+	return slices.Equal(a, b)
+}
+
+// Plan implements Firewall.
+func (f Firewalld) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+	p, _, err := f.plan(ctx, r, d)
+	return p, err
+}
+
+// Apply implements Firewall. firewalld must be running: firewall-cmd
+// talks to the daemon.
+func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+	if _, active, err := f.Detect(ctx, r); err != nil || !active {
+		if err == nil {
+			err = fmt.Errorf("firewalld is not running")
+		}
+		return Plan{}, err
+	}
+	p, state, err := f.plan(ctx, r, d)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
+	}
+	body := ""
+	if len(state) > 0 {
+		body = strings.Join(state, "\n") + "\n"
+	}
+	if _, err := hostfile.Sync(ctx, r, f.statePath(), []byte(body), 0o644); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}

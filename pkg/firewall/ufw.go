@@ -1,0 +1,233 @@
+package firewall
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// ufwTag starts the comment of every rule cargoship adds, so its rules can
+// be found, compared and removed while the admin's are left alone.
+const ufwTag = "cargoship"
+
+// UFW configures ufw, and only an active one: cargoship never runs ufw
+// enable, which flushes the chains and can cut the SSH connection
+// (hosts.md §5.2). Peers and cluster networks are allowed from, ports are
+// allowed to; drop and reject rules are prepended so they come before the
+// allows (ufw takes the first matching rule).
+type UFW struct{}
+
+// Name implements Firewall.
+func (UFW) Name() string { return NameUFW }
+
+// Detect implements Firewall. ufw's messages are translated: LC_ALL=C.
+func (UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
+	out, err := r.Sudo(ctx, shell.Join("sh", "-c", `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`))
+	if err != nil {
+		return false, false, fmt.Errorf("detecting ufw: %w", err)
+	}
+	out = strings.TrimSpace(out)
+	return out != "absent", out == "Status: active", nil
+}
+
+// ufwRule is a rule as ufw compares them: action, source, port and
+// protocol ("any" for none), plus the comment it carries.
+type ufwRule struct {
+	action, from, port, proto string
+	comment                   string
+}
+
+func (u ufwRule) key() string { return u.action + " " + u.from + " " + u.port + " " + u.proto }
+
+// args renders the rule for `ufw allow|deny|reject ...`.
+func (u ufwRule) args() []string {
+	a := []string{u.action}
+	switch {
+	case u.from == "any":
+		a = append(a, u.port+"/"+u.proto)
+	case u.port == "any":
+		a = append(a, "from", u.from)
+	default:
+		if u.proto != "any" {
+			a = append(a, "proto", u.proto)
+		}
+		a = append(a, "from", u.from, "to", "any", "port", u.port)
+	}
+	return a
+}
+
+func ufwAction(a string) string {
+	switch a {
+	case "drop":
+		return "deny"
+	case "reject":
+		return "reject"
+	}
+	return "allow"
+}
+
+// ufwPort is ufw's spelling of a port range: 30000:32767.
+func ufwPort(p portRange) string { return strings.ReplaceAll(p.String(), "-", ":") }
+
+func ufwRules(s spec) []ufwRule {
+	var out []ufwRule
+	for _, a := range append(append([]netip.Addr{}, s.nodes4...), s.nodes6...) {
+		out = append(out, ufwRule{"allow", a.String(), "any", "any", ufwTag + " peer"})
+	}
+	for _, p := range append(append([]netip.Prefix{}, s.nets4...), s.nets6...) {
+		out = append(out, ufwRule{"allow", p.String(), "any", "any", ufwTag + " network"})
+	}
+	for _, p := range s.ports {
+		out = append(out, ufwRule{"allow", "any", ufwPort(p), p.proto, ufwTag + " port"})
+	}
+	for _, r := range s.rules {
+		u := ufwRule{action: ufwAction(r.action), from: "any", port: "any", proto: "any", comment: ufwTag + " rule " + r.name}
+		if r.source.IsValid() {
+			u.from = sourceString(r.source)
+		}
+		if r.port != nil {
+			u.port, u.proto = ufwPort(*r.port), r.port.proto
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// parseUFWAdded reads `ufw show added`: one "ufw ACTION ..." command per
+// rule, comments in single quotes. Route, outgoing and app rules are not
+// cargoship's and are skipped.
+func parseUFWAdded(out string) []ufwRule {
+	var rules []ufwRule
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, "ufw ")
+		if !ok {
+			continue
+		}
+		comment := ""
+		if i := strings.Index(rest, " comment "); i >= 0 {
+			comment = strings.Trim(strings.TrimSpace(rest[i+len(" comment "):]), "'")
+			rest = rest[:i]
+		}
+		w := strings.Fields(rest)
+		if len(w) < 2 || (w[0] != "allow" && w[0] != "deny" && w[0] != "reject" && w[0] != "limit") {
+			continue
+		}
+		u := ufwRule{action: w[0], from: "any", port: "any", proto: "any", comment: comment}
+		skip := false
+		for i := 1; i < len(w); i++ {
+			next := func() string {
+				if i+1 < len(w) {
+					i++
+					return w[i]
+				}
+				return ""
+			}
+			switch w[i] {
+			case "in":
+			case "out", "on", "app", "log", "log-all":
+				skip = true
+			case "proto":
+				u.proto = next()
+			case "from":
+				u.from = next()
+				if i+1 < len(w) && w[i+1] == "port" {
+					skip = true // source ports: not cargoship's
+				}
+			case "to":
+				if to := next(); to != "any" {
+					skip = true
+				}
+			case "port":
+				u.port = next()
+			default:
+				if i == 1 { // simple form: PORT[/PROTO]
+					port, proto, found := strings.Cut(w[i], "/")
+					u.port = port
+					if found {
+						u.proto = proto
+					}
+					continue
+				}
+				skip = true
+			}
+		}
+		if !skip {
+			rules = append(rules, u)
+		}
+	}
+	return rules
+}
+
+func (UFW) plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+	var p Plan
+	s, err := normalize(d)
+	if err != nil {
+		return p, err
+	}
+	out, err := r.Sudo(ctx, "LC_ALL=C ufw show added")
+	if err != nil {
+		return p, fmt.Errorf("reading ufw rules: %w", err)
+	}
+	have := map[string]ufwRule{}
+	for _, u := range parseUFWAdded(out) {
+		have[u.key()] = u
+	}
+	want := ufwRules(s)
+	wanted := map[string]bool{}
+	var prepend []ufwRule
+	for _, u := range want {
+		wanted[u.key()] = true
+		if _, ok := have[u.key()]; ok {
+			continue
+		}
+		if u.action != "allow" {
+			prepend = append(prepend, u)
+			continue
+		}
+		cmd := shell.Join(append(append([]string{"ufw"}, u.args()...), "comment", u.comment)...)
+		p.add("ufw "+strings.Join(u.args(), " "), cmd)
+	}
+	// Prepended last and in reverse, so they end up in document order at
+	// the top.
+	for i := len(prepend) - 1; i >= 0; i-- {
+		u := prepend[i]
+		cmd := shell.Join(append(append([]string{"ufw", "prepend"}, u.args()...), "comment", u.comment)...)
+		p.add("ufw prepend "+strings.Join(u.args(), " "), cmd)
+	}
+	for _, u := range parseUFWAdded(out) {
+		if strings.HasPrefix(u.comment, ufwTag) && !wanted[u.key()] {
+			p.add("ufw delete "+strings.Join(u.args(), " "), shell.Join(append([]string{"ufw", "delete"}, u.args()...)...))
+		}
+	}
+	return p, nil
+}
+
+// Plan implements Firewall.
+func (u UFW) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+	return u.plan(ctx, r, d)
+}
+
+// Apply implements Firewall. ufw applies each rule as it is added; there
+// is nothing to reload.
+func (u UFW) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+	_, active, err := u.Detect(ctx, r)
+	if err != nil {
+		return Plan{}, err
+	}
+	if !active {
+		return Plan{}, fmt.Errorf("ufw is not active; cargoship never enables it (that can cut the SSH connection)")
+	}
+	p, err := u.plan(ctx, r, d)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
+	}
+	return p, nil
+}
