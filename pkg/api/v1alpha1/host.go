@@ -25,15 +25,23 @@ type Host struct {
 	// PrivateInterface holds PrivateAddress; discovered when empty.
 	PrivateInterface string `json:"privateInterface,omitempty"`
 
-	Role    string `json:"role" jsonschema:"enum=controller,enum=controller+worker,enum=single,enum=worker"`
+	// Role is controller, controller+worker or single (the engine's server), or worker.
+	Role string `json:"role" jsonschema:"enum=controller,enum=controller+worker,enum=single,enum=worker"`
+	// Profile names a spec.config.profiles entry; defaults to the role (controller or worker).
 	Profile string `json:"profile,omitempty"`
 
+	// Environment is written to the host's /etc/environment.
 	Environment map[string]string `json:"environment,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Taints      []string          `json:"taints,omitempty"`
-	Files       []HostFile        `json:"files,omitempty"`
-	Ports       []Port            `json:"ports,omitempty"`
-	Firewall    *HostFirewall     `json:"firewall,omitempty"`
+	// Labels are Kubernetes node labels, added to the engine's node-label.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Taints are key[=value]:Effect, added to the engine's node-taint.
+	Taints []string `json:"taints,omitempty"`
+	// Files are written to this host only.
+	Files []HostFile `json:"files,omitempty"`
+	// Ports are opened on this host only.
+	Ports []Port `json:"ports,omitempty"`
+	// Firewall holds rules for this host only.
+	Firewall *HostFirewall `json:"firewall,omitempty"`
 
 	// SudoPasswordEnv names the environment variable holding this host's
 	// sudo password; the password itself never appears in the document.
@@ -42,47 +50,69 @@ type Host struct {
 
 // HostFirewall holds rules for one host only.
 type HostFirewall struct {
+	// Rules apply to this host only.
 	Rules []FirewallRule `json:"rules,omitempty"`
 }
 
 // SSH connects with the built-in SSH client.
 type SSH struct {
+	// Address is the IP address or DNS name to connect to.
 	Address string `json:"address"`
-	User    string `json:"user,omitempty" jsonschema:"default=root"`
-	Port    int    `json:"port,omitempty" jsonschema:"default=22"`
+	// User is the login user (default root); without root it must be able to sudo.
+	User string `json:"user,omitempty" jsonschema:"default=root"`
+	// Port is the SSH port (default 22).
+	Port int `json:"port,omitempty" jsonschema:"default=22"`
+	// KeyPath is the private key; without it the agent and ~/.ssh/id_* are tried.
 	KeyPath string `json:"keyPath,omitempty"`
 	// HostKey pins the host's public key (authorized_keys form or a
 	// SHA256: fingerprint) instead of known_hosts.
 	HostKey string `json:"hostKey,omitempty"`
-	Bastion *SSH   `json:"bastion,omitempty"`
+	// Bastion is a jump host to connect through, up to three deep.
+	Bastion *SSH `json:"bastion,omitempty"`
 }
 
 // OpenSSH connects through the system ssh binary and its ssh_config.
 type OpenSSH struct {
-	Address             string         `json:"address"`
-	User                string         `json:"user,omitempty"`
-	Port                int            `json:"port,omitempty"`
-	KeyPath             string         `json:"keyPath,omitempty"`
-	ConfigPath          string         `json:"configPath,omitempty"`
-	Options             map[string]any `json:"options,omitempty"`
-	DisableMultiplexing bool           `json:"disableMultiplexing,omitempty"`
+	// Address is an IP address, DNS name or ssh_config host.
+	Address string `json:"address"`
+	// User is the login user (default: ssh_config's).
+	User string `json:"user,omitempty"`
+	// Port is the SSH port (default 22).
+	Port int `json:"port,omitempty"`
+	// KeyPath is the private key (ssh -i).
+	KeyPath string `json:"keyPath,omitempty"`
+	// ConfigPath is the ssh_config file to read (ssh -F).
+	ConfigPath string `json:"configPath,omitempty"`
+	// Options are ssh -o options.
+	Options map[string]any `json:"options,omitempty"`
+	// DisableMultiplexing turns ControlMaster connection sharing off.
+	DisableMultiplexing bool `json:"disableMultiplexing,omitempty"`
 }
 
 // Localhost runs on the machine cargoship runs on.
 type Localhost struct {
+	// Enabled must be true.
 	Enabled bool `json:"enabled"`
 }
 
 // HostFile is a file written to one host: inline data, or a local file.
 type HostFile struct {
-	Name   string   `json:"name"`
-	Src    string   `json:"src,omitempty"`
-	Dst    string   `json:"dst,omitempty"`
-	DstDir string   `json:"dstDir,omitempty"`
-	Perm   FileMode `json:"perm,omitempty"`
-	User   string   `json:"user,omitempty"`
-	Group  string   `json:"group,omitempty"`
-	Data   string   `json:"data,omitempty"`
+	// Name names the file in messages.
+	Name string `json:"name"`
+	// Src is a local file; set src or data.
+	Src string `json:"src,omitempty"`
+	// Dst is the absolute path on the host; set dst or dstDir.
+	Dst string `json:"dst,omitempty"`
+	// DstDir is a directory on the host the src file goes into.
+	DstDir string `json:"dstDir,omitempty"`
+	// Perm is the octal mode (default 0644).
+	Perm FileMode `json:"perm,omitempty"`
+	// User is the owner: a name or numeric id.
+	User string `json:"user,omitempty"`
+	// Group is the group: a name or numeric id.
+	Group string `json:"group,omitempty"`
+	// Data is the file's content, inline.
+	Data string `json:"data,omitempty"`
 }
 
 // IsController reports whether the host runs the engine's server.

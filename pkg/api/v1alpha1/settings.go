@@ -9,39 +9,59 @@ import (
 // keys are the earlier tool's, so an existing file keeps working; cache_dir
 // replaces zarf_cache, which is still read.
 type Settings struct {
-	LogLevel     string          `json:"log_level,omitempty" jsonschema:"enum=debug,enum=info,enum=warn,enum=error,enum=trace"`
-	LogFormat    string          `json:"log_format,omitempty" jsonschema:"enum=console,enum=text,enum=json,enum=dev"`
-	TmpDir       string          `json:"tmp_dir,omitempty"`
-	CacheDir     string          `json:"cache_dir,omitempty"`
-	ZarfCache    string          `json:"zarf_cache,omitempty"`
-	Timeout      string          `json:"timeout,omitempty"`
-	NoColor      bool            `json:"no_color,omitempty"`
-	Architecture string          `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
-	Distro       *DistroSettings `json:"distro,omitempty"`
+	// LogLevel is debug, info (the default), warn, error or trace.
+	LogLevel string `json:"log_level,omitempty" jsonschema:"enum=debug,enum=info,enum=warn,enum=error,enum=trace"`
+	// LogFormat is console (the default), text, json or dev.
+	LogFormat string `json:"log_format,omitempty" jsonschema:"enum=console,enum=text,enum=json,enum=dev"`
+	// TmpDir is where temporary files go (default: the system's).
+	TmpDir string `json:"tmp_dir,omitempty"`
+	// CacheDir holds downloads and image blobs (default: the user cache dir).
+	CacheDir string `json:"cache_dir,omitempty"`
+	// ZarfCache is the earlier name of cache_dir; cache_dir wins.
+	ZarfCache string `json:"zarf_cache,omitempty"`
+	// Timeout limits one apply, prepare or reset run (default 20m).
+	Timeout string `json:"timeout,omitempty"`
+	// NoColor is the earlier tool's key; use --no-color.
+	NoColor bool `json:"no_color,omitempty"`
+	// Architecture is the earlier tool's create default; accepted, not used.
+	Architecture string `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
+	// Distro groups the per-command defaults.
+	Distro *DistroSettings `json:"distro,omitempty"`
 }
 
 // DistroSettings groups the per-command defaults.
 type DistroSettings struct {
-	OCIConcurrency int              `json:"oci_concurrency,omitempty"`
-	Create         *CreateSettings  `json:"create,omitempty"`
-	Install        *InstallSettings `json:"install,omitempty"`
-	Deploy         map[string]any   `json:"deploy,omitempty"`
+	// OCIConcurrency is how many downloads and pulls create runs at once (default 6).
+	OCIConcurrency int `json:"oci_concurrency,omitempty"`
+	// Create are defaults for cargoship create.
+	Create *CreateSettings `json:"create,omitempty"`
+	// Install are defaults for apply, prepare and reset.
+	Install *InstallSettings `json:"install,omitempty"`
+	// Deploy is the earlier tool's; accepted, not used.
+	Deploy map[string]any `json:"deploy,omitempty"`
 }
 
 // CreateSettings are defaults for `cargoship create`.
 type CreateSettings struct {
-	Output           string   `json:"output,omitempty"`
-	SkipSBOM         bool     `json:"skip_sbom,omitempty"`
+	// Output is the directory packages are written to (default .).
+	Output string `json:"output,omitempty"`
+	// SkipSBOM is the earlier tool's; cargoship writes no SBOM.
+	SkipSBOM bool `json:"skip_sbom,omitempty"`
+	// RegistryOverride is the earlier tool's; accepted, not used.
 	RegistryOverride []string `json:"registry_override,omitempty"`
 }
 
 // InstallSettings are defaults for apply, prepare and reset. Pointers tell
 // "not set" from false and 0.
 type InstallSettings struct {
-	Concurrency       *int  `json:"concurrency,omitempty"`
-	WorkerConcurrency *int  `json:"worker_concurrency,omitempty"`
-	HostUpdate        *bool `json:"host_update,omitempty"`
-	FirewallUpdate    *bool `json:"firewall_update,omitempty"`
+	// Concurrency is how many hosts are worked on at once (default 30; 0: all).
+	Concurrency *int `json:"concurrency,omitempty"`
+	// WorkerConcurrency is how many workers start or upgrade at once (default 0: all).
+	WorkerConcurrency *int `json:"worker_concurrency,omitempty"`
+	// HostUpdate writes every node into /etc/hosts (apply -H).
+	HostUpdate *bool `json:"host_update,omitempty"`
+	// FirewallUpdate configures the hosts' firewalls (apply -F).
+	FirewallUpdate *bool `json:"firewall_update,omitempty"`
 }
 
 // ParseSettings decodes a settings file strictly, with located errors.
