@@ -21,11 +21,11 @@ var cluster = Desired{
 	},
 }
 
-// TestNFTablesRoot applies the table in a throwaway network namespace with
+// TestNFTables_Root applies the table in a throwaway network namespace with
 // the real nft and kernel: twice (the second changes nothing), next to a
 // table of someone else's that must survive, then after a flush of our
 // table (the plan must notice and load it again).
-func TestNFTablesRoot(t *testing.T) {
+func TestNFTables_Root(t *testing.T) {
 	r := ostest.Netns(t)
 	if _, err := os.Stat("/usr/sbin/nft"); err != nil {
 		t.Skip("needs nft (apt-get install -y nftables)")
@@ -110,9 +110,9 @@ func TestNFTablesRoot(t *testing.T) {
 	}
 }
 
-// TestNFTablesRejectedFileKeepsOldRoot: a file nft refuses is never moved
+// TestNFTablesRejectedFileKeepsOld_Root: a file nft refuses is never moved
 // into place, and the table loaded before stays.
-func TestNFTablesRejectedFileKeepsOldRoot(t *testing.T) {
+func TestNFTablesRejectedFileKeepsOld_Root(t *testing.T) {
 	r := ostest.Netns(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cargoship.nft")
