@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// apiTestdata holds the document corpus of pkg/api/v1alpha1; the earlier
+// tool's cargoship-config.yaml is there verbatim.
+const apiTestdata = "../api/v1alpha1/testdata"
+
+// testdataPath is a corpus file's absolute path, for tests that change
+// their working directory.
+func testdataPath(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(apiTestdata, rel))
+	require.NoError(t, err)
+	return p
+}
+
+// settingsEnv isolates a settings test: an empty working directory, a home
+// and a user config directory of its own, and the given CARGOSHIP_*
+// variables as the only environment LoadSettings sees.
+func settingsEnv(t *testing.T, vars map[string]string) (dir string, getenv func(string) string) {
+	t.Helper()
+	dir = t.TempDir()
+	t.Chdir(dir)
+	home := filepath.Join(dir, "home")
+	require.NoError(t, os.MkdirAll(home, 0o755))
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	return dir, func(k string) string { return vars[k] }
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+}
+
+func TestSettingsNoFileIsDefaults(t *testing.T) {
+	_, getenv := settingsEnv(t, nil)
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, DefaultSettings(), s)
+	assert.Empty(t, s.File)
+	assert.Equal(t, "info", s.LogLevel)
+	assert.Equal(t, 20*time.Minute, s.Timeout)
+	assert.Equal(t, 30, s.Concurrency)
+}
+
+func TestSettingsFileInWorkingDirectory(t *testing.T) {
+	_, getenv := settingsEnv(t, nil)
+	writeFile(t, SettingsFileName, "log_level: debug\ntimeout: 5m\ndistro:\n  install:\n    concurrency: 0\n    host_update: true\n")
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, SettingsFileName, s.File)
+	assert.Equal(t, "debug", s.LogLevel)
+	assert.Equal(t, 5*time.Minute, s.Timeout)
+	assert.Equal(t, 0, s.Concurrency, "an explicit 0 (unlimited) is kept, not taken for unset")
+	assert.True(t, s.UpdateHosts)
+	assert.Equal(t, "console", s.LogFormat, "what the file leaves out keeps its default")
+}
+
+func TestSettingsUserConfigDirectory(t *testing.T) {
+	dir, getenv := settingsEnv(t, nil)
+	user := filepath.Join(dir, "home", ".config", "cargoship", SettingsFileName)
+	writeFile(t, user, "log_format: json\n")
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, user, s.File)
+	assert.Equal(t, "json", s.LogFormat)
+
+	writeFile(t, SettingsFileName, "log_format: text\n")
+	s, err = LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, SettingsFileName, s.File, "the working directory's file comes first")
+	assert.Equal(t, "text", s.LogFormat)
+}
+
+func TestSettingsCargoshipConfigVariable(t *testing.T) {
+	dir, _ := settingsEnv(t, nil)
+	writeFile(t, SettingsFileName, "log_level: warn\n")
+	named := filepath.Join(dir, "elsewhere", "tool.yaml")
+	writeFile(t, named, "log_level: error\n")
+
+	s, err := LoadSettings(func(k string) string { return map[string]string{"CARGOSHIP_CONFIG": named}[k] })
+	require.NoError(t, err)
+	assert.Equal(t, named, s.File, "CARGOSHIP_CONFIG wins over the working directory")
+	assert.Equal(t, "error", s.LogLevel)
+
+	missing := filepath.Join(dir, "nope.yaml")
+	_, err = LoadSettings(func(k string) string { return map[string]string{"CARGOSHIP_CONFIG": missing}[k] })
+	require.Error(t, err, "a file CARGOSHIP_CONFIG names must exist")
+	assert.Contains(t, err.Error(), "CARGOSHIP_CONFIG")
+	assert.Contains(t, err.Error(), missing)
+}
+
+func TestSettingsEnvironmentOverridesFile(t *testing.T) {
+	_, getenv := settingsEnv(t, map[string]string{
+		"CARGOSHIP_LOG_LEVEL":          "error",
+		"CARGOSHIP_CONCURRENCY":        "7",
+		"CARGOSHIP_WORKER_CONCURRENCY": "0",
+		"CARGOSHIP_UPDATE_HOSTS":       "false",
+		"CARGOSHIP_TIMEOUT":            "90s",
+		"CARGOSHIP_CACHE_DIR":          "/srv/cache",
+	})
+	writeFile(t, SettingsFileName, "log_level: debug\ntimeout: 1h\ncache_dir: /var/cache/x\n"+
+		"distro:\n  install:\n    concurrency: 300\n    worker_concurrency: 5\n    host_update: true\n    firewall_update: true\n")
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, "error", s.LogLevel)
+	assert.Equal(t, 7, s.Concurrency)
+	assert.Equal(t, 0, s.WorkerConcurrency)
+	assert.False(t, s.UpdateHosts)
+	assert.True(t, s.UpdateFirewall, "a variable that is not set leaves the file's value")
+	assert.Equal(t, 90*time.Second, s.Timeout)
+	assert.Equal(t, "/srv/cache", s.CacheDir)
+}
+
+func TestSettingsBadEnvironmentValues(t *testing.T) {
+	for k, v := range map[string]string{
+		"CARGOSHIP_CONCURRENCY":        "-1",
+		"CARGOSHIP_UPDATE_HOSTS":       "maybe",
+		"CARGOSHIP_TIMEOUT":            "soon",
+		"CARGOSHIP_WORKER_CONCURRENCY": "five",
+	} {
+		_, getenv := settingsEnv(t, map[string]string{k: v})
+		_, err := LoadSettings(getenv)
+		if assert.Error(t, err, "%s=%s", k, v) {
+			assert.Contains(t, err.Error(), k)
+		}
+	}
+}
+
+func TestSettingsBrokenFileNamesTheLine(t *testing.T) {
+	cases := map[string]struct{ body, want string }{
+		"unknown key":  {"log_level: info\ndistro:\n  install:\n    concurency: 5\n", "cargoship-config.yaml:4:5: distro.install.concurency: unknown field \"concurency\" (did you mean \"concurrency\"?)"},
+		"bad value":    {"log_level: info\ntimeout: forever\n", "cargoship-config.yaml:2:10: timeout: \"forever\" is not a duration"},
+		"wrong type":   {"distro:\n  install:\n    host_update: [yes]\n", "cargoship-config.yaml:3:18: distro.install.host_update: want true or false, got a list"},
+		"syntax error": {"log_level: info\ndistro: {install: {concurrency: 5}\n", "cargoship-config.yaml:2:9:"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, getenv := settingsEnv(t, nil)
+			writeFile(t, SettingsFileName, c.body)
+			_, err := LoadSettings(getenv)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestSettingsEarlierToolsFileLoads(t *testing.T) {
+	earlier := testdataPath(t, "valid/settings/earlier-cargoship-config.yaml")
+	dir, getenv := settingsEnv(t, nil)
+	data, err := os.ReadFile(earlier)
+	require.NoError(t, err)
+	writeFile(t, SettingsFileName, string(data))
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	home := filepath.Join(dir, "home")
+	assert.Equal(t, "info", s.LogLevel)
+	assert.Equal(t, "console", s.LogFormat)
+	assert.Equal(t, "/tmp", s.TmpDir)
+	assert.Equal(t, filepath.Join(home, ".zarf"), s.CacheDir, "zarf_cache is read, ~ expanded")
+	assert.Equal(t, 20*time.Minute, s.Timeout)
+	assert.Equal(t, 10, s.OCIConcurrency)
+	assert.Equal(t, filepath.Join(home, "zarf"), s.Output)
+	assert.Equal(t, 300, s.Concurrency)
+	assert.Equal(t, 5, s.WorkerConcurrency)
+	assert.True(t, s.UpdateHosts)
+	assert.True(t, s.UpdateFirewall)
+}
+
+func TestSettingsCacheDirWinsOverZarfCache(t *testing.T) {
+	_, getenv := settingsEnv(t, nil)
+	writeFile(t, SettingsFileName, "zarf_cache: /old\ncache_dir: /new\n")
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, "/new", s.CacheDir)
+}
+
+// TestSettingsFlagsWinOverEnvironment runs the root command: a flag beats
+// CARGOSHIP_LOG_LEVEL and CARGOSHIP_LOG_FORMAT, which beat the file. The
+// debug line naming the settings file shows the level and the format that
+// were resolved.
+func TestSettingsFlagsWinOverEnvironment(t *testing.T) {
+	def := testdataPath(t, "valid/distro/k3s-minimal.yaml")
+	settingsEnv(t, nil)
+	writeFile(t, SettingsFileName, "log_level: info\nlog_format: console\n")
+	env := map[string]string{"CARGOSHIP_LOG_LEVEL": "error", "CARGOSHIP_LOG_FORMAT": "text"}
+	run := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		root := NewRootCommand(&out, &errOut, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		root.SetArgs(args)
+		require.NoError(t, root.Execute())
+		return errOut.String()
+	}
+	assert.Empty(t, run("validate", "--distro", def), "level error from the environment hides the debug line")
+	logged := run("--log-level", "debug", "--log-format", "json", "validate", "--distro", def)
+	assert.True(t, strings.HasPrefix(logged, "{"), "json from the flag, not text from the environment: %q", logged)
+	assert.Contains(t, logged, `"msg":"using settings file"`)
+	assert.Contains(t, logged, SettingsFileName)
+}
