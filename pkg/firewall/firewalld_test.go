@@ -52,6 +52,7 @@ func TestRichRuleCanonical(t *testing.T) {
 }
 
 func TestFirewalldApplyTwice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newFakeHost(t, &fakeState{Firewalld: newFakeFirewalld()})
 	fw := Firewalld{StatePath: filepath.Join(t.TempDir(), "rich")}
@@ -122,6 +123,7 @@ func TestFirewalldApplyTwice(t *testing.T) {
 // TestFirewalldRuntimeDrift is the host the earlier tool left: a correct
 // permanent configuration that was never reloaded. Only a reload is due.
 func TestFirewalldRuntimeDrift(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newFakeHost(t, &fakeState{Firewalld: newFakeFirewalld()})
 	fw := Firewalld{StatePath: filepath.Join(t.TempDir(), "rich")}
@@ -149,6 +151,7 @@ func TestFirewalldRuntimeDrift(t *testing.T) {
 // TestFirewalldRemovesOnlyItsOwn: a peer and a rule leave the document;
 // their entries go, the admin's rich rule and ports stay.
 func TestFirewalldRemovesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fake := newFakeFirewalld()
 	admin := `rule family="ipv4" source address="192.0.2.0/24" service name="ssh" accept`
@@ -197,6 +200,7 @@ func TestFirewalldRemovesOnlyItsOwn(t *testing.T) {
 }
 
 func TestFirewalldNotRunning(t *testing.T) {
+	t.Parallel()
 	fake := newFakeFirewalld()
 	fake.Running = false
 	h := newFakeHost(t, &fakeState{Firewalld: fake})

@@ -42,6 +42,7 @@ ufw limit from 10.0.0.0/8 port 1234 to any
 }
 
 func TestUFWApplyTwice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newFakeHost(t, &fakeState{UFW: &fakeUFW{Active: true, Rules: []fakeUFWRule{{Action: "allow", Proto: "tcp", Src: "any", DPort: "22"}}}})
 	u := UFW{}
@@ -88,6 +89,7 @@ func TestUFWApplyTwice(t *testing.T) {
 }
 
 func TestUFWRemovesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newFakeHost(t, &fakeState{UFW: &fakeUFW{Active: true, Rules: []fakeUFWRule{{Action: "allow", Proto: "any", Src: "10.9.9.9", DPort: "any"}}}})
 	if _, err := (UFW{}).Apply(ctx, h, cluster); err != nil {
@@ -117,6 +119,7 @@ func TestUFWRemovesOnlyItsOwn(t *testing.T) {
 
 // TestUFWInactiveNeverEnabled: cargoship does not turn ufw on.
 func TestUFWInactiveNeverEnabled(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t, &fakeState{UFW: &fakeUFW{}})
 	_, active, err := UFW{}.Detect(context.Background(), h)
 	if err != nil || active {
