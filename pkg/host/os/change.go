@@ -25,6 +25,7 @@ type Failure struct {
 	Reason string
 }
 
+// String is "item: reason".
 func (f Failure) String() string { return f.Item + ": " + f.Reason }
 
 // Changed reports whether the step changed, or would change, anything.

@@ -44,6 +44,7 @@ type Package struct {
 	Arch    string
 }
 
+// String is "name version (arch)".
 func (p Package) String() string {
 	s := p.Name + " " + p.Version
 	if p.Arch != "" {
