@@ -120,7 +120,7 @@ func Create(ctx context.Context, opts CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	if err := actions.run(ctx, "onSuccess", actions.set.OnSuccess); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("package written to %s, but: %w", res.Path, err)
 	}
 	return res, nil
 }
@@ -182,7 +182,10 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 	if err := actions.run(ctx, "after", actions.set.After); err != nil {
 		return nil, err
 	}
-	m, manifest, sums := b.manifest(staged)
+	m, manifest, sums, err := b.manifest(staged)
+	if err != nil {
+		return nil, err
+	}
 	var sig []byte
 	if b.opts.SigningKey != nil {
 		sig = signManifest(b.opts.SigningKey, manifest)
@@ -199,7 +202,7 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 
 // manifest fills build, indexes the staged entries and renders manifest.yaml
 // and checksums.txt.
-func (b *builder) manifest(staged []stagedEntry) (*Manifest, []byte, []byte) {
+func (b *builder) manifest(staged []stagedEntry) (*Manifest, []byte, []byte, error) {
 	d := *b.distro
 	when := b.opts.BuildTime
 	if when.IsZero() {
@@ -224,10 +227,9 @@ func (b *builder) manifest(staged []stagedEntry) (*Manifest, []byte, []byte) {
 	m.Package.Checksums = sha256Hex(sumsFile)
 	manifest, err := MarshalManifest(m)
 	if err != nil {
-		// Only a type the YAML encoder cannot handle gets here: a bug.
-		panic(err)
+		return nil, nil, nil, err
 	}
-	return m, manifest, sumsFile
+	return m, manifest, sumsFile, nil
 }
 
 // writePackage writes the package to a temporary file beside path and
