@@ -85,6 +85,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Contains(t, notes, "vm.max_map_count", "a node-wide key a container refuses is reported, not fatal")
 			}
 		}},
+		{"Test_09_PrepareEL", "Prepare hosts - Enterprise Linux support", false, func(t *testing.T, s *phase.State) { elNote(t, w, s, "Prepare hosts - Enterprise Linux support") }},
+		{"Test_10_Fapolicyd", "Prepare hosts - Enterprise Linux support - Fapolicyd", false, func(t *testing.T, s *phase.State) {
+			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - Fapolicyd")
+		}},
+		{"Test_11_SELinuxPolicy", "Prepare hosts - Enterprise Linux support - SELinux policy", false, func(t *testing.T, s *phase.State) {
+			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - SELinux policy")
+		}},
 		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", false, func(t *testing.T, s *phase.State) {
 			each(t, func(t *testing.T, name string, _ *phase.Host) {
 				body := in.root(t, name, "cat /etc/hosts")
@@ -93,6 +100,9 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				}
 				assert.Contains(t, body, "localhost", "%s: the rest of /etc/hosts is kept", name)
 			})
+		}},
+		{"Test_13_Firewall", "Updating hosts firewall", false, func(t *testing.T, s *phase.State) {
+			each(t, func(t *testing.T, name string, h *phase.Host) { assertFirewall(t, w, in, s, name, h) })
 		}},
 		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *phase.State) {
 			e, ok := s.Package.Entry("files/0/motd")

@@ -1,0 +1,122 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// onEnterpriseLinux selects the Enterprise Linux hosts with SELinux on.
+func onEnterpriseLinux(h *Host, modes ...string) bool {
+	if h.Facts.Family != v1alpha1.FamilyEnterpriseLinux {
+		return false
+	}
+	for _, m := range modes {
+		if h.Facts.SELinux == m {
+			return true
+		}
+	}
+	return false
+}
+
+// PrepareEL installs container-selinux (and the engine's own policy
+// package) on Enterprise Linux hosts with SELinux enabled, from rpm files
+// the package carries: an air-gapped host has no repository to fetch them
+// from.
+type PrepareEL struct {
+	stepPhase
+	uploads map[*Host][]placement
+}
+
+// NewPrepareEL is phase 9.
+func NewPrepareEL() *PrepareEL {
+	return &PrepareEL{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support"}}
+}
+
+// isPolicyRPM says an rpm is SELinux policy: container-selinux, or the
+// k3s-selinux / rke2-selinux packages that build on it.
+func isPolicyRPM(name string) bool {
+	b := path.Base(name)
+	return strings.HasSuffix(b, ".rpm") && (strings.HasPrefix(b, "container-selinux") || strings.Contains(b, "-selinux-"))
+}
+
+// Prepare implements Preparer.
+func (p *PrepareEL) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.steps, p.uploads = map[*Host][]hostos.Step{}, map[*Host][]placement{}
+	entries := s.Package.Entries()
+	for _, h := range s.Hosts {
+		if !onEnterpriseLinux(h, "enforcing", "permissive") {
+			continue
+		}
+		var files []string
+		for _, e := range entries {
+			if e.Kind == pkgfile.KindOS && isPolicyRPM(e.Target) && selects(e.Selector, e.Architecture, h) {
+				pl := s.entryPlacement(e, e.Target)
+				pl.staged = false
+				p.uploads[h] = append(p.uploads[h], pl)
+				files = append(files, pl.target)
+			}
+		}
+		cfg := hostos.For(h.OS)
+		p.steps[h] = []hostos.Step{hostos.Enforcing{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files}}}
+	}
+	if len(p.steps) == 0 {
+		s.Report.Note("%s: no Enterprise Linux host with SELinux enabled; no host claimed", p.title)
+	}
+	return nil
+}
+
+// Plan implements Planner.
+func (p *PrepareEL) Plan(ctx context.Context) ([]Change, error) {
+	up, err := p.state.planHosts(ctx, p.uploads)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := p.stepPhase.Plan(ctx)
+	return append(up, rest...), err
+}
+
+// Run implements Phase.
+func (p *PrepareEL) Run(ctx context.Context) error {
+	s := p.state
+	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
+		return s.placeAll(ctx, h, p.title, p.uploads[h])
+	})
+	if err != nil {
+		return err
+	}
+	return p.stepPhase.Run(ctx)
+}
+
+// requireContainerSELinux installs the policy rpms and fails when
+// container-selinux is still missing: an enforcing host without it cannot
+// run containers, and there is no repository to fetch it from.
+type requireContainerSELinux struct {
+	cfg   hostos.Configurer
+	files []string
+}
+
+func (r requireContainerSELinux) Plan(ctx context.Context, run hostRunner) (hostos.Change, error) {
+	return hostos.Packages{Configurer: r.cfg, Files: r.files}.Plan(ctx, run)
+}
+
+func (r requireContainerSELinux) Apply(ctx context.Context, run hostRunner) (hostos.Change, error) {
+	c, err := hostos.Packages{Configurer: r.cfg, Files: r.files}.Apply(ctx, run)
+	if err != nil {
+		return c, err
+	}
+	have, err := r.cfg.Installed(ctx, run, "container-selinux")
+	if err != nil {
+		return c, err
+	}
+	if len(have) == 0 {
+		return c, fmt.Errorf("SELinux is enforcing and container-selinux is not installed; the package carries no container-selinux rpm for this host (add one with selector.package: rpm)")
+	}
+	return c, nil
+}

@@ -1,0 +1,83 @@
+package phase
+
+import (
+	"context"
+	"path"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// selinuxModulesDir is where policy modules are uploaded before semodule
+// installs them.
+const selinuxModulesDir = "/var/lib/cargoship/selinux"
+
+// hostRunner keeps step adapters short.
+type hostRunner = host.Runner
+
+// SELinuxPolicy installs the definition's policy modules, booleans and file
+// contexts on Enterprise Linux hosts in enforcing mode.
+type SELinuxPolicy struct {
+	stepPhase
+	uploads map[*Host][]placement
+}
+
+// NewSELinuxPolicy is phase 11.
+func NewSELinuxPolicy() *SELinuxPolicy {
+	return &SELinuxPolicy{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support - SELinux policy"}}
+}
+
+// Prepare implements Preparer.
+func (p *SELinuxPolicy) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.steps, p.uploads = map[*Host][]hostos.Step{}, map[*Host][]placement{}
+	se := s.Distro.Spec.Config.OS.SELinux
+	if se == nil {
+		s.Report.Note("%s: the package carries no SELinux policy; no host claimed", p.title)
+		return nil
+	}
+	mods := s.Package.EntriesOf(pkgfile.KindSELinux)
+	for _, h := range s.Hosts {
+		if !onEnterpriseLinux(h, "enforcing") {
+			continue
+		}
+		pol := hostos.SELinuxPolicy{Booleans: se.Booleans}
+		for _, fc := range se.FileContexts {
+			pol.FileContexts = append(pol.FileContexts, hostos.SELinuxFileContext{Path: fc.Path, Type: fc.Type})
+		}
+		for _, e := range mods {
+			pl := s.entryPlacement(e, path.Join(selinuxModulesDir, path.Base(e.Name)))
+			pl.staged = false
+			p.uploads[h] = append(p.uploads[h], pl)
+			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.target})
+		}
+		p.steps[h] = []hostos.Step{hostos.Enforcing{Configurer: hostos.For(h.OS), Step: pol}}
+	}
+	if len(p.steps) == 0 {
+		s.Report.Note("%s: no Enterprise Linux host in enforcing mode; no host claimed", p.title)
+	}
+	return nil
+}
+
+// Plan implements Planner.
+func (p *SELinuxPolicy) Plan(ctx context.Context) ([]Change, error) {
+	up, err := p.state.planHosts(ctx, p.uploads)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := p.stepPhase.Plan(ctx)
+	return append(up, rest...), err
+}
+
+// Run implements Phase.
+func (p *SELinuxPolicy) Run(ctx context.Context) error {
+	s := p.state
+	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
+		return s.placeAll(ctx, h, p.title, p.uploads[h])
+	})
+	if err != nil {
+		return err
+	}
+	return p.stepPhase.Run(ctx)
+}
