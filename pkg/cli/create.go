@@ -51,7 +51,7 @@ func newCreateCommand(app *App) *cobra.Command {
 	f.StringSliceVarP(&fl.arches, "architecture", "a", nil, "architectures to build, comma separated (default: the definition's, else this machine's)")
 	f.StringVar(&fl.signingKey, "signing-key", "", "ed25519 private key (PEM) to sign the package with; see cargoship keygen")
 	f.IntVar(&fl.concurrency, "concurrency", 0, "parallel downloads and image pulls (default: settings distro.oci_concurrency, else 4)")
-	f.BoolVar(&fl.insecure, "insecure-registry", false, "pull images over plain HTTP or without verifying TLS")
+	f.BoolVar(&fl.insecure, "insecure-registry", false, "allow registries served over plain HTTP (local mirrors)")
 	return cmd
 }
 

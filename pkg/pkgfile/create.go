@@ -33,7 +33,7 @@ type CreateOptions struct {
 	SigningKey ed25519.PrivateKey
 	// Concurrency bounds parallel fetches and image pulls (0 = DefaultConcurrency).
 	Concurrency int
-	// InsecureRegistry pulls images over plain HTTP or unverified TLS.
+	// InsecureRegistry allows registries served over plain HTTP.
 	InsecureRegistry bool
 	// CacheDir holds downloads (files/) and image blobs (images/) between
 	// runs; "" uses no persistent cache (a temporary one).
