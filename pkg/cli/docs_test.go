@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +19,9 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 const commandDocs = "../../docs/commands"
@@ -175,4 +180,202 @@ func walkCommands(c *cobra.Command, visit func(*cobra.Command)) {
 	for _, sub := range c.Commands() {
 		walkCommands(sub, visit)
 	}
+}
+
+const applyGuide = "../../docs/apply.md"
+
+// guidePhase is one "### N. Title" section of docs/apply.md.
+type guidePhase struct {
+	num      int
+	title    string
+	dryRun   string // the "Dry run: **...**" label
+	notBuilt bool   // the section says "**Not built yet.**"
+}
+
+var (
+	guideHeading = regexp.MustCompile(`^### (\d+)\. (.+)$`)
+	guideDryRun  = regexp.MustCompile(`^Dry run: \*\*(.+?)\*\*`)
+	guidePrepare = regexp.MustCompile(`^- Phase (\d+): (.+)$`)
+)
+
+// readApplyGuide parses the phase sections and the prepare list.
+func readApplyGuide(t *testing.T, text string) (phases []guidePhase, prepare []string) {
+	t.Helper()
+	var cur *guidePhase
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "#") {
+			cur = nil
+		}
+		if m := guideHeading.FindStringSubmatch(line); m != nil {
+			n, err := strconv.Atoi(m[1])
+			require.NoError(t, err)
+			phases = append(phases, guidePhase{num: n, title: m[2]})
+			cur = &phases[len(phases)-1]
+			continue
+		}
+		if m := guidePrepare.FindStringSubmatch(line); m != nil {
+			prepare = append(prepare, m[2])
+		}
+		if cur == nil {
+			continue
+		}
+		if m := guideDryRun.FindStringSubmatch(line); m != nil {
+			cur.dryRun = m[1]
+		}
+		if strings.HasPrefix(line, "**Not built yet.**") {
+			cur.notBuilt = true
+		}
+	}
+	return phases, prepare
+}
+
+// guideProblems compares the guide's phase sections with the phase lists
+// apply and prepare run: every built phase has its section, in order, with
+// its dry-run label and no "not built" mark; every other section has one.
+func guideProblems(guide []guidePhase, prepareList []string, apply, prepare []phase.Phase) []string {
+	var out []string
+	byTitle := map[string]guidePhase{}
+	for i, g := range guide {
+		if g.num != i+1 {
+			out = append(out, "section "+strconv.Quote(g.title)+" is numbered "+strconv.Itoa(g.num)+", want "+strconv.Itoa(i+1))
+		}
+		if g.dryRun == "" {
+			out = append(out, "section "+strconv.Quote(g.title)+" has no dry-run label")
+		}
+		byTitle[g.title] = g
+	}
+	if len(guide) != 31 {
+		out = append(out, "the guide has "+strconv.Itoa(len(guide))+" phase sections, want the 31 of seeds/003")
+	}
+	built := map[string]bool{}
+	last := 0
+	for _, p := range apply {
+		built[p.Title()] = true
+		g, ok := byTitle[p.Title()]
+		switch {
+		case !ok:
+			out = append(out, "apply runs "+strconv.Quote(p.Title())+", which has no section")
+			continue
+		case g.notBuilt:
+			out = append(out, strconv.Quote(p.Title())+" is built now: drop its **Not built yet.** and say what it does")
+		case g.num < last:
+			out = append(out, strconv.Quote(p.Title())+" runs after phase "+strconv.Itoa(last)+" but is numbered "+strconv.Itoa(g.num))
+		}
+		last = g.num
+		mode := phase.Reported
+		if d, ok := p.(phase.DryRunDeclarer); ok {
+			mode = d.DryRunMode()
+		}
+		if g.dryRun != mode.String() {
+			out = append(out, strconv.Quote(p.Title())+": the guide says a dry run "+strconv.Quote(g.dryRun)+", the phase declares "+strconv.Quote(mode.String()))
+		}
+	}
+	for _, g := range guide {
+		if !built[g.title] && !g.notBuilt {
+			out = append(out, strconv.Quote(g.title)+" is not in apply's phase list: mark it **Not built yet.**")
+		}
+	}
+	var want []string
+	for _, p := range prepare {
+		want = append(want, p.Title())
+	}
+	if strings.Join(want, "\n") != strings.Join(prepareList, "\n") {
+		out = append(out, "the prepare list reads "+strconv.Quote(strings.Join(prepareList, ", "))+", prepare runs "+strconv.Quote(strings.Join(want, ", ")))
+	}
+	return out
+}
+
+// TestApplyGuideMatchesPhases keeps docs/apply.md honest about which
+// phases exist, their order and what a dry run does with each.
+func TestApplyGuideMatchesPhases(t *testing.T) {
+	text, err := os.ReadFile(applyGuide)
+	require.NoError(t, err)
+	guide, prepareList := readApplyGuide(t, string(text))
+	problems := guideProblems(guide, prepareList, action.ApplyPhases(), action.PreparePhases())
+	assert.Empty(t, problems, "docs/apply.md no longer matches the phase lists of pkg/action")
+}
+
+// TestGuideProblemsFindsDrift proves the check above can fail.
+func TestGuideProblemsFindsDrift(t *testing.T) {
+	text := strings.Join([]string{
+		"## The phases",
+		"### 1. Connect to hosts",
+		"Dry run: **runs, reads only**.",
+		"### 2. Release exclusive host lock",
+		"Dry run: **runs, reads only**.",
+		"### 3. Prepare hosts",
+		"Dry run: **reported, not run**.",
+		"**Not built yet.** Will prepare.",
+		"### 4. Import images",
+		"Dry run: **reported, not run**.",
+		"## What prepare runs",
+		"- Phase 1: Connect to hosts",
+		"**Not built yet.** outside any phase section",
+	}, "\n")
+	guide, prepareList := readApplyGuide(t, text)
+	require.Len(t, guide, 4)
+	assert.False(t, guide[3].notBuilt, "a mark after the next heading belongs to no phase")
+	connect := &phase.Connect{}
+	lock := &phase.AcquireLock{}
+	apply := []phase.Phase{connect, lock, phase.NewPrepareHosts(), &phase.ReleaseLock{Lock: lock}}
+	assert.Equal(t, []string{
+		"the guide has 4 phase sections, want the 31 of seeds/003",
+		`apply runs "Acquire exclusive host lock", which has no section`,
+		`"Prepare hosts" is built now: drop its **Not built yet.** and say what it does`,
+		`"Release exclusive host lock" runs after phase 3 but is numbered 2`,
+		`"Release exclusive host lock": the guide says a dry run "runs, reads only", the phase declares "reported, not run"`,
+		`"Import images" is not in apply's phase list: mark it **Not built yet.**`,
+		`the prepare list reads "Connect to hosts", prepare runs "Connect to hosts, Prepare hosts"`,
+	}, guideProblems(guide, prepareList, apply, []phase.Phase{connect, phase.NewPrepareHosts()}))
+}
+
+// TestDocsIndexCurrent checks docs/README.md: every page of docs/ is
+// listed, and every link it holds leads to a file.
+func TestDocsIndexCurrent(t *testing.T) {
+	const docs = "../../docs"
+	index, err := os.ReadFile(filepath.Join(docs, "README.md"))
+	require.NoError(t, err)
+	pages, err := filepath.Glob(filepath.Join(docs, "*.md"))
+	require.NoError(t, err)
+	assert.Empty(t, indexProblems(string(index), pages, func(target string) bool {
+		_, err := os.Stat(filepath.Join(docs, target))
+		return err == nil
+	}), "docs/README.md is the index of docs/: give each page a line there")
+}
+
+// TestIndexProblemsFindsGaps proves the check above can fail.
+func TestIndexProblemsFindsGaps(t *testing.T) {
+	index := "[a](a.md) [gone](gone.md) [web](https://example.com) [part](a.md#top)"
+	exists := func(target string) bool { return target == "a.md" }
+	assert.Equal(t, []string{
+		"b.md is not listed",
+		"link gone.md leads nowhere",
+	}, indexProblems(index, []string{"docs/a.md", "docs/b.md", "docs/README.md"}, exists))
+}
+
+var mdLink = regexp.MustCompile(`\]\(([^)]+)\)`)
+
+// indexProblems lists pages the index does not link and links that lead
+// to no file (web links and anchors aside).
+func indexProblems(index string, pages []string, exists func(string) bool) []string {
+	linked := map[string]bool{}
+	var out []string
+	for _, m := range mdLink.FindAllStringSubmatch(index, -1) {
+		target, _, _ := strings.Cut(m[1], "#")
+		if target == "" || strings.Contains(target, "://") {
+			continue
+		}
+		linked[target] = true
+		if !exists(target) {
+			out = append(out, "link "+target+" leads nowhere")
+		}
+	}
+	for _, p := range pages {
+		name := filepath.Base(p)
+		if name != "README.md" && !linked[name] {
+			out = append(out, name+" is not listed")
+		}
+	}
+	sort.Strings(out)
+	return out
 }
