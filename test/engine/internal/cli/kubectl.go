@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/colonel-byte/cargoship/test/engine/internal/daemon"
 	"github.com/colonel-byte/cargoship/test/engine/internal/flavor"
 	"github.com/colonel-byte/cargoship/test/engine/internal/hostfs"
 	"github.com/colonel-byte/cargoship/test/engine/internal/logx"
@@ -19,7 +19,7 @@ import (
 // symlink), with KUBECONFIG defaulting to the admin kubeconfig as k3s's
 // does (K-KCTL).
 func runKubectl(fl flavor.Flavor, args []string) int {
-	kubectl, err := FindKubectl()
+	kubectl, err := daemon.FindKubectl()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -49,21 +49,4 @@ func hasKubeconfigArg(args []string) bool {
 		}
 	}
 	return false
-}
-
-// FindKubectl is the first kubectl on PATH that is not this binary.
-func FindKubectl() (string, error) {
-	self, _ := os.Executable()
-	self, _ = filepath.EvalSymlinks(self)
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		p := filepath.Join(dir, "kubectl")
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || real == self {
-			continue
-		}
-		if st, err := os.Stat(real); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", errors.New("kubectl: the cargoship test engine runs the real kubectl, and none is on PATH (the test package must carry one, e.g. /usr/bin/kubectl)")
 }

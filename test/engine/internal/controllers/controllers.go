@@ -63,7 +63,7 @@ func (m *Manager) Run(ctx context.Context) {
 // next reconcile.
 func (m *Manager) leader() bool {
 	for _, n := range m.Store.List("nodes", "") {
-		if kube.StrMap(n, "metadata.labels")["node-role.kubernetes.io/control-plane"] != "true" {
+		if !kube.IsControlPlane(n) {
 			continue
 		}
 		hb, ok := heartbeat(n)

@@ -213,7 +213,7 @@ func runOn(o kube.Object, node kube.Object) {
 	nodeName := kube.Str(node, "metadata.name")
 	kube.Set(o, "spec.nodeName", nodeName)
 	status := kube.PodStatus{
-		Phase: "Running", HostIP: internalIP(node), PodIP: podIP(nodeName), StartTime: now,
+		Phase: "Running", HostIP: kube.NodeInternalIP(node), PodIP: podIP(nodeName), StartTime: now,
 		Conditions: []kube.PodCondition{
 			{Type: "PodScheduled", Status: "True", LastTransitionTime: now},
 			{Type: "Initialized", Status: "True", LastTransitionTime: now},
@@ -223,17 +223,6 @@ func runOn(o kube.Object, node kube.Object) {
 		ContainerStatuses: []kube.ContainerStatus{{Name: "main", Ready: true, Image: image, State: map[string]any{"running": map[string]any{"startedAt": now}}}},
 	}
 	o["status"] = kube.ToObject(status)
-}
-
-func internalIP(node kube.Object) string {
-	addrs, _ := kube.Get(node, "status.addresses").([]any)
-	for _, a := range addrs {
-		if am, ok := a.(map[string]any); ok && am["type"] == "InternalIP" {
-			s, _ := am["address"].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 // podIP is an address in the default cluster CIDR, one /24 per node name;

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/test/engine/internal/buildinfo"
 	"github.com/colonel-byte/cargoship/test/engine/internal/hostfs"
+	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
 	"github.com/colonel-byte/cargoship/test/engine/internal/logx"
 	"github.com/colonel-byte/cargoship/test/engine/internal/pki"
 	"github.com/colonel-byte/cargoship/test/engine/internal/supervisor"
@@ -40,6 +42,7 @@ func RunAgent(ctx context.Context, c Config, ready func()) error {
 	if err != nil {
 		return err
 	}
+	linkKubectl(c)
 	spec := nodeSpec{fl: c.Flavor, id: id, version: buildinfo.Version, dataDir: c.DataDir,
 		labels: c.NodeLabels, taints: c.NodeTaints, nodeArgs: c.Args}
 	return runNode(ctx, c, spec, c.ServerURL, token, "", ready)
@@ -72,7 +75,7 @@ func runNode(ctx context.Context, c Config, spec nodeSpec, serverURL, token, pre
 		}
 	}
 	k := &kubelet{spec: spec, client: j.client.HTTPClient(&j.cert), interval: interval, apis: apis}
-	go refreshAPIs(ctx, k, j.client, d, serverURL, preferAPI)
+	go refreshAPIs(ctx, k, d, c, serverURL, preferAPI, c.Flavor.APIPort)
 	k.run(ctx, ready)
 	return nil
 }
@@ -217,44 +220,43 @@ func splitPEM(b []byte) (cert, key []byte) {
 	return []byte(s[:i]), []byte(s[i:])
 }
 
-// refreshAPIs keeps the kubelet's apiserver list current, as the agent's
-// load balancer follows the apiserver endpoints.
-func refreshAPIs(ctx context.Context, k *kubelet, cl supervisor.Client, d dataDir, serverURL, preferAPI string) {
-	for sleep(ctx, 30*time.Second) {
+// refreshAPIs keeps the kubelet's apiserver list current from the
+// control-plane nodes, as the agent's load balancer follows the apiserver
+// endpoints, and saves it so a restart does not depend on server:.
+func refreshAPIs(ctx context.Context, k *kubelet, d dataDir, c Config, serverURL, preferAPI string, port int) {
+	for sleep(ctx, 5*time.Second) {
+		var list struct {
+			Items []kube.Object `json:"items"`
+		}
+		if err := k.call(ctx, http.MethodGet, "/api/v1/nodes?labelSelector=node-role.kubernetes.io%2Fcontrol-plane%3Dtrue", "", nil, &list); err != nil {
+			continue
+		}
+		var apis []string
+		for _, n := range list.Items {
+			if ip := kube.NodeInternalIP(n); ip != "" {
+				apis = append(apis, net.JoinHostPort(ip, strconv.Itoa(port)))
+			}
+		}
+		if len(apis) == 0 {
+			continue
+		}
 		k.mu.Lock()
-		known := append([]string(nil), k.apis...)
-		k.mu.Unlock()
-		for _, u := range append([]string{serverURL}, supervisorURLs(known, cl.Flavor.SupervisorPort)...) {
-			c := cl
-			c.URL = u
-			apis, err := c.APIServers(ctx)
-			if err != nil || len(apis) == 0 {
-				continue
-			}
-			if preferAPI != "" {
-				apis = append([]string{preferAPI}, without(apis, preferAPI)...)
-			}
-			k.mu.Lock()
-			if len(k.apis) > 0 {
-				apis = append([]string{k.apis[0]}, without(apis, k.apis[0])...)
-			}
+		cur := ""
+		if len(k.apis) > 0 {
+			cur = k.apis[0]
+		}
+		if preferAPI != "" {
+			cur = preferAPI
+		}
+		if cur != "" {
+			k.apis = append([]string{cur}, without(apis, cur)...)
+		} else {
 			k.apis = apis
-			k.mu.Unlock()
-			lb, _ := json.MarshalIndent(lbFile{ServerURL: serverURL, ServerAddresses: apis, Listener: "127.0.0.1:6444"}, "", "  ")
-			_ = hostfs.WriteFile(d.lbFile(cl.Flavor.Name), lb, 0o600)
-			break
 		}
+		k.mu.Unlock()
+		lb, _ := json.MarshalIndent(lbFile{ServerURL: serverURL, ServerAddresses: apis, Listener: "127.0.0.1:6444"}, "", "  ")
+		_ = hostfs.WriteFile(d.lbFile(c.Flavor.Name), lb, 0o600)
 	}
-}
-
-func supervisorURLs(apis []string, port int) []string {
-	var out []string
-	for _, a := range apis {
-		if host, _, err := net.SplitHostPort(a); err == nil {
-			out = append(out, "https://"+net.JoinHostPort(host, strconv.Itoa(port)))
-		}
-	}
-	return out
 }
 
 func without(list []string, x string) []string {

@@ -43,6 +43,7 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 		return err
 	}
 	d := dataDir(c.DataDir)
+	linkKubectl(c)
 	cas, peerRecs, joinedPw, err := clusterMembership(ctx, c, d, token)
 	if err != nil {
 		return err
@@ -271,17 +272,8 @@ func dedupe(sorted []string) []string {
 func apiServers(st *store.Store, self string, port int) []string {
 	out := []string{self}
 	for _, n := range st.List("nodes", "") {
-		if kube.StrMap(n, "metadata.labels")["node-role.kubernetes.io/control-plane"] != "true" {
-			continue
-		}
-		addrs, _ := kube.Get(n, "status.addresses").([]any)
-		for _, a := range addrs {
-			if am, ok := a.(map[string]any); ok && am["type"] == "InternalIP" {
-				if s, _ := am["address"].(string); s != "" {
-					out = append(out, net.JoinHostPort(s, strconv.Itoa(port)))
-				}
-				break
-			}
+		if ip := kube.NodeInternalIP(n); ip != "" && kube.IsControlPlane(n) {
+			out = append(out, net.JoinHostPort(ip, strconv.Itoa(port)))
 		}
 	}
 	sort.Strings(out[1:])

@@ -35,25 +35,14 @@ const pullEvery = 2 * time.Second
 func (r *Replicator) peers() []string {
 	var out []string
 	for _, n := range r.Store.List("nodes", "") {
-		if kube.Str(n, "metadata.name") == r.Self || kube.StrMap(n, "metadata.labels")["node-role.kubernetes.io/control-plane"] != "true" {
+		if kube.Str(n, "metadata.name") == r.Self || !kube.IsControlPlane(n) {
 			continue
 		}
-		if ip := nodeIP(n); ip != "" {
+		if ip := kube.NodeInternalIP(n); ip != "" {
 			out = append(out, "https://"+net.JoinHostPort(ip, strconv.Itoa(r.Client.Flavor.SupervisorPort)))
 		}
 	}
 	return out
-}
-
-func nodeIP(n kube.Object) string {
-	addrs, _ := kube.Get(n, "status.addresses").([]any)
-	for _, a := range addrs {
-		if am, ok := a.(map[string]any); ok && am["type"] == "InternalIP" {
-			s, _ := am["address"].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 func (r *Replicator) client(url string) *Client {
