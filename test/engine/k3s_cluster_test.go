@@ -265,4 +265,3 @@ func podsOn(t *testing.T, kubeconfig, node string) []string {
 	}
 	return names
 }
-
