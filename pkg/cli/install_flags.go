@@ -72,6 +72,13 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 	if fl.Changed("worker-concurrency") || fl.Changed("work-concurrency") {
 		workers = f.workerConcurrency
 	}
+	hostsUpdate, firewallUpdate := s.UpdateHosts, s.UpdateFirewall
+	if fl.Changed("update-hosts") {
+		hostsUpdate = f.updateHosts
+	}
+	if fl.Changed("update-firewall") {
+		firewallUpdate = f.updateFirewall
+	}
 	o := action.Options{
 		PackagePath: pkgPath,
 		ClusterPath: f.config,
@@ -79,8 +86,8 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 		Log:         app.Log,
 		Phase: phase.Options{
 			DryRun:            f.dryRun,
-			UpdateHosts:       s.UpdateHosts || f.updateHosts,
-			UpdateFirewall:    s.UpdateFirewall || f.updateFirewall,
+			UpdateHosts:       hostsUpdate,
+			UpdateFirewall:    firewallUpdate,
 			Concurrency:       conc,
 			UploadConcurrency: upload,
 			WorkerConcurrency: workers,

@@ -54,7 +54,7 @@ func (p *RemovedNodes) Run(ctx context.Context) error {
 	}
 	sort.Strings(extra)
 	if len(extra) > 0 {
-		return fmt.Errorf("the cluster holds node(s) %s that the inventory does not; remove them with `cargoship reset --target-hosts` or add them back to the inventory", strings.Join(extra, ", "))
+		return fmt.Errorf("the cluster holds node(s) %s that the inventory does not; drain and delete them (kubectl delete node) and uninstall their engine, or add them back to the inventory", strings.Join(extra, ", "))
 	}
 	s.logger().Info("every cluster node is in the inventory", "nodes", len(nodes))
 	return nil
@@ -72,13 +72,22 @@ type Node struct {
 
 // kubectlHost is the first controller whose engine runs: the one cargoship
 // drives kubectl through.
+// While a controller restarts, another one answers if there is one.
 func (s *State) kubectlHost() *Host {
+	s.mu.Lock()
+	down := s.restarting
+	s.mu.Unlock()
+	var fallback *Host
 	for _, h := range s.Hosts.Controllers() {
-		if h.EngineRunning && h.Conn != nil {
+		if !h.EngineRunning || h.Conn == nil {
+			continue
+		}
+		if h != down {
 			return h
 		}
+		fallback = h
 	}
-	return nil
+	return fallback
 }
 
 // ClusterNodes lists the cluster's nodes through a running controller.
@@ -91,11 +100,11 @@ func (s *State) ClusterNodes(ctx context.Context) ([]Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing nodes: %w", h, err)
 	}
-	return parseNodes(out)
+	return ParseNodes(out)
 }
 
-// parseNodes reads `kubectl get nodes -o json`.
-func parseNodes(out string) ([]Node, error) {
+// ParseNodes reads `kubectl get nodes -o json`.
+func ParseNodes(out string) ([]Node, error) {
 	var list struct {
 		Items []struct {
 			Metadata struct {

@@ -46,6 +46,13 @@ func (s *State) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 	if err != nil {
 		return nil, err
 	}
+	var sec joinSecrets
+	if s.Engine.ServerTokenPath() == "" {
+		if sec, err = s.kubeadmSecrets(ctx); err != nil {
+			return nil, err
+		}
+		token = sec.token
+	}
 	passwords, err := s.registryPasswords()
 	if err != nil {
 		return nil, err
@@ -61,6 +68,7 @@ func (s *State) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 		in := engine.RenderInput{
 			Cluster: cluster, Distro: s.Distro, Host: &cluster.Spec.Hosts[h.Index], NodeName: h.NodeName(),
 			Leader: leaderSpec, JoinAddress: join, Token: token, RegistryPasswords: passwords,
+			CACertHash: sec.caHash, CertificateKey: sec.certKey,
 		}
 		r, err := s.Engine.Render(in)
 		if err != nil {

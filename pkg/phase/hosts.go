@@ -25,6 +25,9 @@ type Host struct {
 	EngineVersion string
 	// EngineRunning says the node's engine service is active.
 	EngineRunning bool
+	// Started says this run started or restarted the engine on the host
+	// (initialize or upgrade): later phases leave it alone.
+	Started bool
 	// Route is the upload phase that claimed the host (rpm, apt, binary),
 	// set from the files that phase actually uploaded to it.
 	Route string

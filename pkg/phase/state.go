@@ -26,8 +26,15 @@ type Options struct {
 	// LookupEnv reads the environment (sudo passwords, registry passwords,
 	// SSH_KNOWN_HOSTS); it tells unset from empty.
 	LookupEnv func(string) (string, bool)
+	// SkipUnready upgrades the Ready nodes and leaves the others.
+	SkipUnready bool
 	// LockWait is how long to wait for another run's lock.
 	LockWait time.Duration
+	// KubeconfigOut is where phase 28 writes the admin kubeconfig on the
+	// machine cargoship runs on; "" skips the phase.
+	KubeconfigOut string
+	// LabelNodes makes phase 29 label each node with its profile.
+	LabelNodes bool
 }
 
 // State is what phases share: the documents, the hosts, the report.
@@ -47,8 +54,11 @@ type State struct {
 	Report  *Report
 	Log     *slog.Logger
 
-	mu    sync.Mutex // guards per-host lists phases append to concurrently
-	token string     // the cluster token once found or made; never logged
+	mu      sync.Mutex  // guards per-host lists phases append to concurrently
+	token   string      // the cluster token once found or made; never logged
+	kubeadm joinSecrets // kubeadm's join secrets, for upstream
+	// restarting is the controller being restarted, which kubectl avoids.
+	restarting *Host
 }
 
 // NewState builds the run's hosts from the inventory.

@@ -25,10 +25,14 @@ func elNote(t *testing.T, w *world, s *phase.State, title string) {
 }
 
 // assertFirewall checks one host's firewall from inside: every peer and
-// the cluster networks trusted, the engine's API port open, through the
-// front end the host runs.
+// the cluster networks trusted, the kubelet port open everywhere and the
+// API port on controllers, through the front end the host runs.
 func assertFirewall(t *testing.T, w *world, in *inspector, s *phase.State, name string, h *phase.Host) {
 	t.Helper()
+	port := "10250"
+	if h.IsController() {
+		port = "6443"
+	}
 	var peers []string
 	for _, p := range s.Hosts {
 		if p != h {
@@ -51,19 +55,19 @@ func assertFirewall(t *testing.T, w *world, in *inspector, s *phase.State, name 
 			assert.Contains(t, entries, p, "%s: firewalld ipset lacks peer %s", name, p)
 		}
 		assert.Contains(t, in.root(t, name, "firewall-cmd --zone=trusted --list-sources"), "ipset:"+firewall.IPSetNodes)
-		assert.Contains(t, in.root(t, name, "firewall-cmd --info-service="+firewall.FirewalldServ), "6443/tcp")
+		assert.Contains(t, in.root(t, name, "firewall-cmd --info-service="+firewall.FirewalldServ), port+"/tcp")
 	case firewall.NameUFW:
 		status := in.root(t, name, "ufw status")
 		for _, p := range peers {
 			assert.Contains(t, status, p, "%s: ufw lacks peer %s", name, p)
 		}
-		assert.Contains(t, status, "6443/tcp")
+		assert.Contains(t, status, port+"/tcp")
 	default:
 		table := in.root(t, name, "nft list table "+firewall.NFTTable)
 		for _, p := range peers {
 			assert.Contains(t, table, p, "%s: nftables table lacks peer %s", name, p)
 		}
-		assert.Contains(t, table, "6443")
+		assert.Contains(t, table, "dport "+port)
 		if w.backend == backendContainer && (name == "kw0" || name == "kw1") {
 			t.Errorf("%s should run %s, the suite enabled it", name, map[string]string{"kw0": "firewalld", "kw1": "ufw"}[name])
 		}

@@ -74,5 +74,15 @@ func (wk *walker) step(t *testing.T, title string) string {
 	return outcome
 }
 
+// pass steps over the next phase without running it (a phase a
+// stage-only run stands down), keeping the order pinned.
+func (wk *walker) pass(t *testing.T, title string) {
+	t.Helper()
+	if wk.next >= len(wk.mgr.Phases) || wk.mgr.Phases[wk.next].Title() != title {
+		t.Fatalf("phase %d is not %q", wk.next+1, title)
+	}
+	wk.next++
+}
+
 // state is the run's shared state.
 func (wk *walker) state() *phase.State { return wk.loaded.State }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,6 +166,6 @@ type testWriter struct{ t *testing.T }
 
 func (tw testWriter) Write(p []byte) (int, error) {
 	tw.t.Helper()
-	tw.t.Log(string(p))
+	tw.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }

@@ -1,0 +1,153 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+)
+
+// Initialize starts the engine on hosts of one role class where it does not
+// run: controllers one at a time, the founder first, each waited on until
+// Ready; workers in batches of --worker-concurrency, hosts with their own
+// profile (infra) batched and reported separately.
+type Initialize struct {
+	controllers bool
+	state       *State
+	targets     Hosts
+}
+
+// NewInitializeControllers is phase 20.
+func NewInitializeControllers() *Initialize { return &Initialize{controllers: true} }
+
+// NewInitializeWorkers is phase 22.
+func NewInitializeWorkers() *Initialize { return &Initialize{} }
+
+// Title implements Phase.
+func (p *Initialize) Title() string {
+	if p.controllers {
+		return "Initialize Controller"
+	}
+	return "Initialize Worker"
+}
+
+// Prepare implements Preparer: the hosts of the class whose engine does not
+// run, the founder first.
+func (p *Initialize) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.targets = nil
+	for _, h := range s.Hosts {
+		if h.IsController() == p.controllers && !h.EngineRunning {
+			p.targets = append(p.targets, h)
+		}
+	}
+	if p.controllers {
+		leader := s.Leader()
+		sort.SliceStable(p.targets, func(i, j int) bool { return p.targets[i] == leader && p.targets[j] != leader })
+	}
+	return nil
+}
+
+// ShouldRun implements Conditional.
+func (p *Initialize) ShouldRun() bool { return len(p.targets) > 0 }
+
+// Plan implements Planner.
+func (p *Initialize) Plan(context.Context) ([]Change, error) {
+	var out []Change
+	for _, h := range p.targets {
+		out = append(out, Change{Host: h.String(), What: p.describe(h)})
+	}
+	return out, nil
+}
+
+func (p *Initialize) describe(h *Host) string {
+	s := p.state
+	switch {
+	case h == s.Leader() && s.ColdBootstrap():
+		return fmt.Sprintf("install %s %s and found the cluster", s.Engine.Name(), s.Distro.Spec.Version)
+	case p.controllers:
+		return fmt.Sprintf("install %s %s and join as a controller", s.Engine.Name(), s.Distro.Spec.Version)
+	}
+	return fmt.Sprintf("install %s %s and join as a worker (profile %s)", s.Engine.Name(), s.Distro.Spec.Version, h.Spec.Profile)
+}
+
+// Run implements Phase.
+func (p *Initialize) Run(ctx context.Context) error {
+	s := p.state
+	if p.controllers {
+		return p.targets.Sequential(ctx, func(ctx context.Context, h *Host) error { return p.start(ctx, h) })
+	}
+	for _, group := range byProfile(p.targets) {
+		s.logger().Info("starting agents", "profile", group[0].Spec.Profile, "hosts", group.Names(), "batch", s.Options.WorkerConcurrency)
+		if err := group.Batches(ctx, s.Options.WorkerConcurrency, p.start); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start installs, configures and starts one node and waits for it.
+func (p *Initialize) start(ctx context.Context, h *Host) error {
+	s := p.state
+	what := p.describe(h)
+	if err := s.installPending(ctx, h, p.Title()); err != nil {
+		return err
+	}
+	r, err := s.renderedFor(ctx, h)
+	if err != nil {
+		return err
+	}
+	if err := s.writeRendered(ctx, h, p.Title(), r); err != nil {
+		return err
+	}
+	for _, cmd := range r.Start {
+		if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
+			return fmt.Errorf("starting %s: %w", s.Engine.Name(), err)
+		}
+	}
+	s.mu.Lock()
+	h.EngineRunning, h.Started = true, true
+	s.mu.Unlock()
+	if err := s.WaitReady(ctx, h, ""); err != nil {
+		return err
+	}
+	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: what})
+	s.logger().Info("node ready", "host", h.String(), "node", h.NodeName())
+	return nil
+}
+
+// renderedFor renders a host's engine files now: after the founder is up
+// the cluster's own token can be read (kubeadm makes one only then).
+func (s *State) renderedFor(ctx context.Context, h *Host) (engine.Rendered, error) {
+	r, err := s.RenderAll(ctx, Hosts{h})
+	if err != nil {
+		return engine.Rendered{}, err
+	}
+	out, ok := r[h]
+	if !ok {
+		return engine.Rendered{}, fmt.Errorf("%s: no join token yet: the founder is not running", h)
+	}
+	return out, nil
+}
+
+// byProfile groups workers by profile, plain workers first, so hosts with
+// a profile of their own (infra) start as a batch of their own.
+func byProfile(hs Hosts) []Hosts {
+	groups := map[string]Hosts{}
+	var order []string
+	for _, h := range hs {
+		p := h.Spec.Profile
+		if _, ok := groups[p]; !ok {
+			order = append(order, p)
+		}
+		groups[p] = append(groups[p], h)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i] == v1alpha1.RoleWorker && order[j] != v1alpha1.RoleWorker })
+	out := make([]Hosts, len(order))
+	for i, p := range order {
+		out[i] = groups[p]
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// manifestsDir holds the raw manifests on the leader, and beside each the
+// sha256 last applied.
+const manifestsDir = "/var/lib/cargoship/manifests"
+
+// ApplyManifests applies the package's raw manifests (a CNI, typically)
+// from the leader with the engine's own kubectl. A manifest already applied
+// at that content is not applied again.
+type ApplyManifests struct {
+	state     *State
+	manifests []pkgfile.Entry
+}
+
+// Title implements Phase.
+func (p *ApplyManifests) Title() string { return "Apply manifests" }
+
+// Prepare implements Preparer.
+func (p *ApplyManifests) Prepare(_ context.Context, s *State) error {
+	p.state = s
+	p.manifests = s.Package.EntriesOf(pkgfile.KindManifests)
+	return nil
+}
+
+// ShouldRun implements Conditional.
+func (p *ApplyManifests) ShouldRun() bool { return len(p.manifests) > 0 }
+
+func manifestPath(e pkgfile.Entry) string {
+	return path.Join(manifestsDir, fmt.Sprintf("%02d-%s", e.Index, path.Base(e.Name)))
+}
+
+// pending lists the manifests not applied at their content yet.
+func (p *ApplyManifests) pending(ctx context.Context, leader *Host) ([]pkgfile.Entry, error) {
+	var out []pkgfile.Entry
+	for _, e := range p.manifests {
+		b, err := host.ReadFile(ctx, leader.Conn, manifestPath(e)+".applied")
+		if err != nil || strings.TrimSpace(string(b)) != e.SHA256 {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Plan implements Planner: with no engine running yet there is no cluster
+// to compare with, so every manifest would be applied.
+func (p *ApplyManifests) Plan(ctx context.Context) ([]Change, error) {
+	leader := p.state.Leader()
+	todo := p.manifests
+	if leader != nil && leader.EngineRunning {
+		var err error
+		if todo, err = p.pending(ctx, leader); err != nil {
+			return nil, err
+		}
+	}
+	var out []Change
+	for _, e := range todo {
+		out = append(out, Change{Host: leader.String(), What: "kubectl apply " + path.Base(e.Name)})
+	}
+	return out, nil
+}
+
+// Run implements Phase.
+func (p *ApplyManifests) Run(ctx context.Context) error {
+	s := p.state
+	leader := s.kubectlHost()
+	if leader == nil {
+		return fmt.Errorf("no controller runs %s to apply manifests through", s.Engine.Name())
+	}
+	todo, err := p.pending(ctx, leader)
+	if err != nil {
+		return err
+	}
+	for _, e := range todo {
+		dst := manifestPath(e)
+		pl := s.entryPlacement(e, dst)
+		pl.staged, pl.mode = false, 0o600
+		if _, err := s.place(ctx, leader, pl); err != nil {
+			return err
+		}
+		if _, err := s.Kubectl(ctx, "apply", "-f", dst); err != nil {
+			return err
+		}
+		if _, err := host.WriteFile(ctx, leader.Conn, dst+".applied", []byte(e.SHA256+"\n"), 0o600, ""); err != nil {
+			return err
+		}
+		s.Report.Add(Change{Host: leader.String(), Phase: p.Title(), What: "applied " + path.Base(e.Name)})
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/colonel-byte/cargoship/pkg/engine"
+)
+
+// Upgrade moves hosts of one role class from an older engine version to the
+// package's: controllers one at a time (never two down at once), workers in
+// batches of --worker-concurrency. Each node is cordoned, drained, stopped,
+// given the new engine, started, waited on until Ready at the new version,
+// and uncordoned. A node that is not Ready before it starts stops the
+// upgrade rather than hanging on it, unless --skip-unready-nodes says to
+// leave such nodes for later.
+type Upgrade struct {
+	controllers bool
+	state       *State
+	targets     Hosts
+}
+
+// NewUpgradeControllers is phase 23.
+func NewUpgradeControllers() *Upgrade { return &Upgrade{controllers: true} }
+
+// NewUpgradeWorkers is phase 24.
+func NewUpgradeWorkers() *Upgrade { return &Upgrade{} }
+
+// Title implements Phase.
+func (p *Upgrade) Title() string {
+	if p.controllers {
+		return "Upgrade Controller"
+	}
+	return "Upgrade Worker"
+}
+
+// Prepare implements Preparer: hosts of the class at an older version. A
+// downgrade was already refused by phase 5, before anything changed.
+func (p *Upgrade) Prepare(ctx context.Context, s *State) error {
+	p.state = s
+	p.targets = nil
+	want, err := engine.ParseVersion(s.Distro.Spec.Version)
+	if err != nil {
+		return err
+	}
+	for _, h := range s.Hosts {
+		if h.IsController() != p.controllers || h.EngineVersion == "" || h.Started {
+			continue
+		}
+		have, err := engine.ParseVersion(h.EngineVersion)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h, err)
+		}
+		if engine.Compare(have, want) < 0 {
+			p.targets = append(p.targets, h)
+		}
+	}
+	if len(p.targets) == 0 {
+		return nil
+	}
+	return p.checkReady(ctx)
+}
+
+// checkReady refuses to start when a node to upgrade is down: draining the
+// rest around a dead node is how an upgrade hangs.
+func (p *Upgrade) checkReady(ctx context.Context) error {
+	s := p.state
+	nodes, err := s.ClusterNodes(ctx)
+	if err != nil {
+		return err
+	}
+	ready := map[string]bool{}
+	for _, n := range nodes {
+		ready[n.Name] = n.Ready
+	}
+	var keep Hosts
+	for _, h := range p.targets {
+		if ready[h.NodeName()] {
+			keep = append(keep, h)
+			continue
+		}
+		if !s.Options.SkipUnready {
+			return fmt.Errorf("node %s is not Ready: fix it, or pass --skip-unready-nodes to upgrade the others and leave it", h.NodeName())
+		}
+		s.Report.Note("%s: not Ready, left at %s (--skip-unready-nodes)", h, h.EngineVersion)
+	}
+	p.targets = keep
+	return nil
+}
+
+// ShouldRun implements Conditional.
+func (p *Upgrade) ShouldRun() bool { return len(p.targets) > 0 }
+
+// Plan implements Planner.
+func (p *Upgrade) Plan(context.Context) ([]Change, error) {
+	var out []Change
+	for _, h := range p.targets {
+		out = append(out, Change{Host: h.String(), What: fmt.Sprintf("drain, upgrade %s %s to %s, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version)})
+	}
+	return out, nil
+}
+
+// Run implements Phase.
+func (p *Upgrade) Run(ctx context.Context) error {
+	s := p.state
+	if p.controllers {
+		return p.targets.Sequential(ctx, p.upgrade)
+	}
+	return p.targets.Batches(ctx, s.Options.WorkerConcurrency, p.upgrade)
+}
+
+func (p *Upgrade) upgrade(ctx context.Context, h *Host) error {
+	s := p.state
+	from := h.EngineVersion
+	err := s.Restart(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {
+		return s.installPending(ctx, h, p.Title())
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	h.Started, h.EngineVersion = true, s.Distro.Spec.Version
+	s.mu.Unlock()
+	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: fmt.Sprintf("upgraded %s %s to %s", s.Engine.Name(), from, s.Distro.Spec.Version)})
+	return nil
+}

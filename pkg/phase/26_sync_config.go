@@ -1,0 +1,229 @@
+package phase
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/host"
+)
+
+// SyncConfig brings the engine config of nodes that already ran before this
+// run back to what the package and inventory describe. Configure engine
+// leaves running nodes alone; here a node whose start-time config
+// (config.yaml, registries, audit policy, pod security, kubelet config)
+// drifted is drained, stopped, rewritten, started and uncordoned. Chart
+// values are written in place: the engine reconciles them while it runs.
+type SyncConfig struct {
+	controllers bool
+	state       *State
+	drift       map[*Host]configDrift
+}
+
+// NewSyncConfigController is phase 26: controllers, one at a time.
+func NewSyncConfigController() *SyncConfig { return &SyncConfig{controllers: true} }
+
+// NewSyncConfigWorker is phase 27: workers, in batches of
+// Options.WorkerConcurrency.
+func NewSyncConfigWorker() *SyncConfig { return &SyncConfig{} }
+
+// Title implements Phase.
+func (p *SyncConfig) Title() string {
+	if p.controllers {
+		return "Sync Registry Config Controller"
+	}
+	return "Sync Registry Config Worker"
+}
+
+// engineLifecycleTitles are the phases that install, start or upgrade the
+// engine. Each records a change on every host it touches (in a dry run, on
+// every host it would), which is how later phases tell those hosts apart.
+var engineLifecycleTitles = []string{"Initialize Controller", "Initialize Worker", "Upgrade Controller", "Upgrade Worker"}
+
+// engineChangedThisRun says an earlier phase of this run installed,
+// started or upgraded the engine on h, or in a dry run would.
+func (s *State) engineChangedThisRun(h *Host) bool {
+	name := h.String()
+	for _, c := range s.Report.Changes() {
+		if c.Host == name && slices.Contains(engineLifecycleTitles, c.Phase) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare implements Preparer: it renders the files of every node of its
+// role that ran before this run and compares them with the node's own.
+func (p *SyncConfig) Prepare(ctx context.Context, s *State) error {
+	p.state = s
+	p.drift = map[*Host]configDrift{}
+	hosts := s.Hosts.Filter(func(h *Host) bool {
+		return h.IsController() == p.controllers && h.EngineRunning && h.Conn != nil && !s.engineChangedThisRun(h)
+	})
+	if len(hosts) == 0 {
+		return nil
+	}
+	rendered, err := s.RenderAll(ctx, hosts)
+	if err != nil {
+		return err
+	}
+	classify := syncClassifier(s.Engine)
+	var mu sync.Mutex
+	return hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+		r, ok := rendered[h]
+		if !ok {
+			s.logger().Debug("not rendered: no config to compare", "host", h.String(), "phase", p.Title())
+			return nil
+		}
+		have := map[string]string{}
+		for _, f := range r.Files {
+			if classify(f.Path) == syncNone {
+				continue
+			}
+			sum, _, err := host.FileSHA256(ctx, h.Conn, f.Path)
+			if err != nil {
+				return err
+			}
+			have[f.Path] = sum
+		}
+		if d := findDrift(r.Files, have, classify); !d.empty() {
+			mu.Lock()
+			p.drift[h] = d
+			mu.Unlock()
+		}
+		return nil
+	})
+}
+
+// ShouldRun implements Conditional: a node with no drift is not touched.
+func (p *SyncConfig) ShouldRun() bool { return len(p.drift) > 0 }
+
+// Plan implements Planner: per node, the files that drifted.
+func (p *SyncConfig) Plan(context.Context) ([]Change, error) {
+	var out []Change
+	for _, h := range p.hosts() {
+		d := p.drift[h]
+		if len(d.restart) > 0 {
+			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("drain, stop, rewrite %s, start and uncordon (drifted)", filePaths(d.restart))})
+		}
+		for _, f := range d.inPlace {
+			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("rewrite %s in place (drifted chart values)", f.Path)})
+		}
+	}
+	return out, nil
+}
+
+// Run implements Phase.
+func (p *SyncConfig) Run(ctx context.Context) error {
+	if p.controllers {
+		return p.hosts().Sequential(ctx, p.sync)
+	}
+	return p.hosts().Batches(ctx, p.state.Options.WorkerConcurrency, p.sync)
+}
+
+// sync writes a node's drifted chart values, then restarts it around its
+// drifted start-time files, when any drifted.
+func (p *SyncConfig) sync(ctx context.Context, h *Host) error {
+	s, d := p.state, p.drift[h]
+	if err := s.writeRendered(ctx, h, p.Title(), engine.Rendered{Files: d.inPlace}); err != nil {
+		return err
+	}
+	if len(d.restart) == 0 {
+		return nil
+	}
+	s.logger().Info("engine config drifted: restarting the node", "host", h.String(), "files", filePaths(d.restart))
+	err := s.Restart(ctx, h, "", func(ctx context.Context) error {
+		return s.writeRendered(ctx, h, p.Title(), engine.Rendered{Files: d.restart})
+	})
+	if err != nil {
+		return fmt.Errorf("restarting for its drifted config: %w", err)
+	}
+	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: "restarted " + s.Engine.Service(h.IsController()) + " for its new config (drained, then uncordoned)"})
+	return nil
+}
+
+// hosts are the nodes with drift, in inventory order.
+func (p *SyncConfig) hosts() Hosts {
+	return p.state.Hosts.Filter(func(h *Host) bool { _, ok := p.drift[h]; return ok })
+}
+
+// syncClass is what the sync phases do with a rendered file.
+type syncClass int
+
+const (
+	// syncNone files are not synced: tokens, containerd's own config, and
+	// kubeadm's config, read only at init and join.
+	syncNone syncClass = iota
+	// syncRestart files are read when the engine starts.
+	syncRestart
+	// syncInPlace files (chart values) are reconciled by the running engine.
+	syncInPlace
+)
+
+// syncClassifier sorts an engine's rendered files by path.
+func syncClassifier(e engine.Engine) func(string) syncClass {
+	p := e.Paths()
+	restart := []string{p.Registries, p.AuditPolicy, p.PodSecurity, p.KubeletConfig}
+	// A re-render makes kubeadm's config an init on the leader and a join
+	// with a fresh token elsewhere: it would differ on every run.
+	if e.Name() != v1alpha1.EngineUpstream {
+		restart = append(restart, p.Config)
+	}
+	return func(path string) syncClass {
+		if pathWithin(path, p.ManifestsDir) {
+			return syncInPlace
+		}
+		for _, r := range restart {
+			if pathWithin(path, r) {
+				return syncRestart
+			}
+		}
+		return syncNone
+	}
+}
+
+// pathWithin says path is dir or lies under it (upstream's registries are a
+// directory of hosts.toml files).
+func pathWithin(path, dir string) bool {
+	return dir != "" && (path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/"))
+}
+
+// configDrift is what differs between a node's rendered files and its own.
+type configDrift struct {
+	restart []engine.File
+	inPlace []engine.File
+}
+
+func (d configDrift) empty() bool { return len(d.restart) == 0 && len(d.inPlace) == 0 }
+
+// findDrift compares rendered files with the node's checksums by path ("" or
+// absent: the node has no such file) and keeps the synced ones that differ.
+func findDrift(files []engine.File, have map[string]string, classify func(string) syncClass) configDrift {
+	var d configDrift
+	for _, f := range files {
+		if have[f.Path] == sha256Hex(f.Content) {
+			continue
+		}
+		switch classify(f.Path) {
+		case syncRestart:
+			d.restart = append(d.restart, f)
+		case syncInPlace:
+			d.inPlace = append(d.inPlace, f)
+		}
+	}
+	return d
+}
+
+// filePaths lists files by path, for messages (never their content: some
+// hold a token).
+func filePaths(files []engine.File) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return strings.Join(out, ", ")
+}
