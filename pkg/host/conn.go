@@ -141,8 +141,13 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 		stdout = o.Stdout
 	}
 	stderr := &tailBuffer{max: stderrTail}
+	pg := &pgidSniffer{w: stderr}
 	start := time.Now()
-	err := c.t.run(ctx, line, stdin, stdout, stderr)
+	err := c.t.run(ctx, markPGID(line), stdin, stdout, pg)
+	pg.flush()
+	if ctx.Err() != nil && pg.pgid() > 0 {
+		c.killGroup(ctx, pg.pgid(), asRoot)
+	}
 	shown := redact(cmd, secrets)
 	c.log.Debug("command", "host", c.name, "cmd", shown, "sudo", asRoot,
 		"duration", time.Since(start).Round(time.Millisecond), "err", errString(err, secrets))

@@ -14,11 +14,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // openSSHTransport runs commands through the system ssh binary, so the
@@ -189,11 +187,6 @@ func sshOptionValue(v any) (string, error) {
 	return "", fmt.Errorf("%v (%T) is not a string, number, boolean or list", v, v)
 }
 
-// pgidMark starts the line the remote shell writes first: its pid, which
-// is also its process group (sshd starts each session with setsid), so a
-// cancelled command can be stopped with all its children.
-const pgidMark = "cargoship-pgid:"
-
 func (t *openSSHTransport) command(line string) *exec.Cmd {
 	args := append(slices.Clone(t.args), "--", t.dest, line)
 	cmd := exec.Command(t.bin, args...)
@@ -202,9 +195,8 @@ func (t *openSSHTransport) command(line string) *exec.Cmd {
 }
 
 func (t *openSSHTransport) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
-	pg := &pgidSniffer{w: stderr}
-	cmd := t.command("echo " + pgidMark + "$$ >&2; " + line)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, pg
+	cmd := t.command(line)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting ssh: %w", err)
 	}
@@ -213,15 +205,11 @@ func (t *openSSHTransport) run(ctx context.Context, line string, stdin io.Reader
 	var err error
 	select {
 	case err = <-done:
-		pg.flush()
 	case <-ctx.Done():
-		// the ssh client cannot signal the remote command: kill the client,
-		// then the command's process group over a fresh session
+		// the ssh client cannot signal the remote command: Conn stops its
+		// process group over a fresh session once this returns
 		_ = cmd.Process.Kill()
 		<-done
-		if id := pg.pgid(); id > 0 {
-			t.killGroup(id)
-		}
 		return ctx.Err()
 	}
 	var ee *exec.ExitError
@@ -229,23 +217,6 @@ func (t *openSSHTransport) run(ctx context.Context, line string, stdin io.Reader
 		return &exitStatus{code: ee.ExitCode()}
 	}
 	return err
-}
-
-// killGroup sends TERM to a remote process group, then KILL to what is left.
-func (t *openSSHTransport) killGroup(pgid int) {
-	g := "-" + strconv.Itoa(pgid)
-	script := "kill -TERM -- " + g + " 2>/dev/null || exit 0; for i in 1 2 3; do sleep 1; kill -0 -- " + g +
-		" 2>/dev/null || exit 0; done; kill -KILL -- " + g + " 2>/dev/null; exit 0"
-	ctx, cancel := context.WithTimeout(context.Background(), 3*killGrace)
-	defer cancel()
-	cmd := t.command("sh -c " + shell.Quote(script))
-	go func() {
-		<-ctx.Done()
-		if cmd.Process != nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
-	_ = cmd.Run()
 }
 
 func (t *openSSHTransport) close() error {
@@ -256,62 +227,4 @@ func (t *openSSHTransport) close() error {
 	args := append(slices.Clone(t.args), "-O", "exit", "--", t.dest)
 	_ = exec.Command(t.bin, args...).Run()
 	return os.RemoveAll(t.ctlDir)
-}
-
-// pgidSniffer takes the remote shell's pid line out of stderr.
-type pgidSniffer struct {
-	w    io.Writer
-	mu   sync.Mutex
-	buf  []byte
-	id   int
-	done bool
-}
-
-func (p *pgidSniffer) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done {
-		return p.w.Write(b)
-	}
-	n := len(b)
-	p.buf = append(p.buf, b...)
-	for !p.done {
-		i := bytes.IndexByte(p.buf, '\n')
-		if i < 0 {
-			if len(p.buf) > 4096 { // not our line: stop looking
-				p.done = true
-				_, err := p.w.Write(p.buf)
-				p.buf = nil
-				return n, err
-			}
-			return n, nil
-		}
-		line := p.buf[:i+1]
-		if v, found := bytes.CutPrefix(line, []byte(pgidMark)); found {
-			p.id, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-			p.done = true
-		} else if _, err := p.w.Write(line); err != nil {
-			return n, err
-		}
-		p.buf = p.buf[i+1:]
-	}
-	_, err := p.w.Write(p.buf)
-	p.buf = nil
-	return n, err
-}
-
-// flush passes on what is left when the command ends without the line.
-func (p *pgidSniffer) flush() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.buf) > 0 {
-		_, _ = p.w.Write(p.buf)
-		p.buf = nil
-	}
-}
-
-func (p *pgidSniffer) pgid() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.id
 }

@@ -253,16 +253,11 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		// sshd delivers a signal to the command's whole process group;
-		// TERM first, so sudo can pass it on to what it runs
+		// sshd delivers TERM to the command's process group as the login
+		// user; Conn then kills what is left, as root if need be
 		_ = sess.Signal(ssh.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(killGrace):
-			_ = sess.Signal(ssh.SIGKILL)
-			_ = sess.Close()
-			<-done
-		}
+		_ = sess.Close()
+		<-done
 		return ctx.Err()
 	}
 	var ee *ssh.ExitError

@@ -348,11 +348,15 @@ func connect(t *testing.T, h *v1alpha1.Host, o ConnectOptions) *Conn {
 	return c
 }
 
-// modes returns one connection of each kind, logged in as root.
+// modes returns one connection of each kind. The SSH ones log in as the
+// NOPASSWD user: root's login shell on a developer machine may source a
+// slow ~/.bashrc on every command (bash does for sshd sessions), and a
+// test run should not pay that hundreds of times. Root logins have their
+// own tests.
 func (f *fixture) modes(t *testing.T) map[string]*Conn {
 	return map[string]*Conn{
-		"ssh":       connect(t, f.sshHost("root"), f.opts(nil, nil)),
-		"openSSH":   connect(t, f.openSSHHost("root"), f.opts(nil, nil)),
+		"ssh":       connect(t, f.sshHost(userNoPW), f.opts(nil, nil)),
+		"openSSH":   connect(t, f.openSSHHost(userNoPW), f.opts(nil, nil)),
 		"localhost": connect(t, localHost(), f.opts(nil, nil)),
 	}
 }
