@@ -1,0 +1,119 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// probeScript prints the file's stat line and, for a regular file, its
+// sha256: what WriteFile needs to decide, in one round trip.
+const probeScript = `if [ -e "$1" ]; then ` + statFormat + `"$1"; if [ -f "$1" ]; then sha256sum < "$1"; fi; fi`
+
+// writeScript writes stdin to a temp file beside the target, sets its mode
+// and owner, and renames it into place, so a reader never sees half a
+// file and the new file is labelled for its directory under SELinux. The
+// temp file is mktemp's 0600 until chmod: a secret is never readable.
+const writeScript = `set -e
+p=$1 mode=$2 owner=$3
+d=$(dirname -- "$p")
+mkdir -p -- "$d"
+t=$(mktemp "$d/.$(basename -- "$p").cargoship-XXXXXX")
+trap 'rm -f -- "$t"' EXIT
+cat > "$t"
+chmod "$mode" "$t"
+[ -z "$owner" ] || chown -- "$owner" "$t"
+if ! mv -f -- "$t" "$p" 2>/dev/null; then
+	# a bind-mounted file (/etc/hosts in a container) cannot be renamed over
+	cat -- "$t" > "$p"
+	chmod "$mode" "$p"
+	[ -z "$owner" ] || chown -- "$owner" "$p"
+fi`
+
+// fixScript sets mode and owner of a file whose content is already right.
+const fixScript = `set -e; chmod "$2" "$1"; [ -z "$3" ] || chown -- "$3" "$1"`
+
+// WriteFile writes data to p as root: atomically (temp file, rename),
+// creating parent directories, and only when something differs, so a
+// second run reports changed=false. mode 0 keeps an existing file's mode
+// (0644 for a new one); owner is "user" or "user:group", "" keeping an
+// existing file's owner (root for a new one).
+func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.FileMode, owner string) (bool, error) {
+	if err := checkPath(p); err != nil {
+		return false, fileError(r, "write", p, err)
+	}
+	if err := checkOwner(owner); err != nil {
+		return false, fileError(r, "write", p, err)
+	}
+	cur, exists, sum, err := probe(ctx, r, p)
+	if err != nil {
+		return false, fileError(r, "write", p, err)
+	}
+	if exists && !cur.IsRegular() {
+		return false, fileError(r, "write", p, fmt.Errorf("is a %s, not a regular file", fileKind(cur)))
+	}
+	mode, owner = settle(cur, exists, mode, owner)
+	digest := sha256.Sum256(data)
+	if exists && sum == hex.EncodeToString(digest[:]) {
+		if permBits(cur.Mode) == permBits(mode) && ownerMatches(owner, cur) {
+			return false, nil
+		}
+		if _, err := r.Sudo(ctx, script(fixScript, p, chmodArg(mode), owner)); err != nil {
+			return false, fileError(r, "write", p, err)
+		}
+		return true, nil
+	}
+	if _, err := r.Sudo(ctx, script(writeScript, p, chmodArg(mode), owner), WithStdin(bytes.NewReader(data))); err != nil {
+		return false, fileError(r, "write", p, err)
+	}
+	return true, nil
+}
+
+// probe stats p and hashes it when it is a regular file.
+func probe(ctx context.Context, r Runner, p string) (fi FileInfo, exists bool, sum string, err error) {
+	out, err := r.Sudo(ctx, script(probeScript, p))
+	if err != nil {
+		return fi, false, "", err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] == "" {
+		return fi, false, "", nil
+	}
+	if fi, err = parseStat(lines[0]); err != nil {
+		return fi, false, "", err
+	}
+	if len(lines) > 1 {
+		if sum, err = parseSum(lines[1]); err != nil {
+			return fi, false, "", err
+		}
+	}
+	return fi, true, sum, nil
+}
+
+// settle fills a zero mode and an empty owner from the existing file.
+func settle(cur FileInfo, exists bool, mode os.FileMode, owner string) (os.FileMode, string) {
+	if mode == 0 {
+		mode = 0o644
+		if exists {
+			mode = permBits(cur.Mode)
+		}
+	}
+	if owner == "" && exists {
+		owner = fmt.Sprintf("%d:%d", cur.UID, cur.GID)
+	}
+	return mode, owner
+}
+
+func fileKind(fi FileInfo) string {
+	switch {
+	case fi.IsDir():
+		return "directory"
+	case fi.Mode&os.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "special file"
+}
