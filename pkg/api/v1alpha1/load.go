@@ -80,6 +80,15 @@ func decodeAny(file string, data []byte, v any) (*document, bool) {
 
 func decodeDocument(file string, data []byte, v any, isResource bool) (*document, bool) {
 	d := &document{file: file}
+	if len(data) > maxDocumentSize {
+		d.findings = append(d.findings, Finding{Severity: SeverityError, File: file,
+			Message: fmt.Sprintf("is %d bytes, more than the %d a document may be", len(data), maxDocumentSize)})
+		return d, false
+	}
+	if f := checkNesting(file, data); f != nil {
+		d.findings = append(d.findings, *f)
+		return d, false
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		d.findings = append(d.findings, yamlFinding(file, err))
