@@ -25,6 +25,19 @@ type Manager struct {
 	Self string
 	// Grace is how long a node may go without a heartbeat.
 	Grace time.Duration
+	// Synced reports whether this server has caught up with its peers;
+	// nothing is reconciled from a view older than theirs.
+	Synced func() bool
+
+	// seen is when each node's heartbeat last changed, by this server's
+	// clock: like the node lifecycle controller's probe timestamps, a
+	// node gets a full grace period after the controller starts watching.
+	seen map[string]observation
+}
+
+type observation struct {
+	heartbeat string
+	at        time.Time
 }
 
 // Run reconciles on every change to nodes or pods and once a second,
@@ -49,6 +62,10 @@ func (m *Manager) Run(ctx context.Context) {
 				continue
 			}
 		}
+		if m.Synced != nil && !m.Synced() {
+			continue
+		}
+		m.observe()
 		if m.leader() {
 			m.lifecycle()
 			m.workloads()
@@ -66,24 +83,45 @@ func (m *Manager) leader() bool {
 		if !kube.IsControlPlane(n) {
 			continue
 		}
-		hb, ok := heartbeat(n)
-		if !ok || time.Since(hb) > m.Grace {
+		name := kube.Str(n, "metadata.name")
+		if m.stale(name) {
 			continue
 		}
-		return kube.Str(n, "metadata.name") == m.Self
+		return name == m.Self
 	}
 	return false
 }
 
-// heartbeat is when the node's kubelet last posted its Ready condition.
-func heartbeat(n kube.Object) (time.Time, bool) {
-	c := readyCondition(n)
-	if c == nil {
-		return time.Time{}, false
+// observe notes which nodes posted a new heartbeat since the last look.
+func (m *Manager) observe() {
+	if m.seen == nil {
+		m.seen = map[string]observation{}
 	}
-	s, _ := c["lastHeartbeatTime"].(string)
-	t, err := time.Parse(time.RFC3339, s)
-	return t, err == nil
+	now := time.Now()
+	live := map[string]bool{}
+	for _, n := range m.Store.List("nodes", "") {
+		name := kube.Str(n, "metadata.name")
+		live[name] = true
+		hb := ""
+		if c := readyCondition(n); c != nil {
+			hb, _ = c["lastHeartbeatTime"].(string)
+		}
+		if o, ok := m.seen[name]; !ok || o.heartbeat != hb {
+			m.seen[name] = observation{heartbeat: hb, at: now}
+		}
+	}
+	for name := range m.seen {
+		if !live[name] {
+			delete(m.seen, name)
+		}
+	}
+}
+
+// stale reports whether a node has posted no heartbeat for the grace
+// period.
+func (m *Manager) stale(name string) bool {
+	o, ok := m.seen[name]
+	return !ok || time.Since(o.at) > m.Grace
 }
 
 func readyCondition(n kube.Object) map[string]any {

@@ -1,8 +1,6 @@
 package controllers
 
 import (
-	"time"
-
 	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
 	"github.com/colonel-byte/cargoship/test/engine/internal/logx"
 	"github.com/colonel-byte/cargoship/test/engine/internal/store"
@@ -20,8 +18,7 @@ func (m *Manager) lifecycle() {
 	for _, n := range m.Store.List("nodes", "") {
 		name := kube.Str(n, "metadata.name")
 		key := store.Key{Resource: "nodes", Name: name}
-		hb, ok := heartbeat(n)
-		stale := !ok || time.Since(hb) > m.Grace
+		stale := m.stale(name)
 		switch {
 		case stale && ready(n):
 			logx.Infof("Node %s has not posted status for %s, marking it NotReady", name, m.Grace)

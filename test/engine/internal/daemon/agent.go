@@ -224,7 +224,7 @@ func splitPEM(b []byte) (cert, key []byte) {
 // control-plane nodes, as the agent's load balancer follows the apiserver
 // endpoints, and saves it so a restart does not depend on server:.
 func refreshAPIs(ctx context.Context, k *kubelet, d dataDir, c Config, serverURL, preferAPI string, port int) {
-	for sleep(ctx, 5*time.Second) {
+	for first := true; first || sleep(ctx, 5*time.Second); first = false {
 		var list struct {
 			Items []kube.Object `json:"items"`
 		}

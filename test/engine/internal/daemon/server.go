@@ -113,7 +113,7 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 
 	go repl.Run(ctx)
 	grace := durationArg(c.KubeControllerManagerArgs, "node-monitor-grace-period", controllers.DefaultGrace)
-	go (&controllers.Manager{Store: st, Self: id.name, Grace: grace}).Run(ctx)
+	go (&controllers.Manager{Store: st, Self: id.name, Grace: grace, Synced: repl.Synced}).Run(ctx)
 
 	up := func() {
 		logx.Infof("%s is up and running", c.Flavor.Name)

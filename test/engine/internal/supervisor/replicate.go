@@ -26,6 +26,7 @@ type Replicator struct {
 
 	mu     sync.Mutex
 	failed map[string]time.Time
+	synced bool
 }
 
 // pullEvery is how often each peer is read in full.
@@ -87,28 +88,44 @@ func (r *Replicator) markFailed(url string, err error) {
 	r.failed[url] = time.Now()
 }
 
-// Run pulls every peer's records until ctx ends.
+// Synced reports whether a first round of pulls from every peer has
+// been made (a peer that is down counts as done: there is nothing to get).
+func (r *Replicator) Synced() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.synced
+}
+
+// Run pulls every peer's records, at once and then every pullEvery, until
+// ctx ends.
 func (r *Replicator) Run(ctx context.Context) {
 	t := time.NewTicker(pullEvery)
 	defer t.Stop()
 	for {
+		r.pull(ctx)
+		r.mu.Lock()
+		r.synced = true
+		r.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		for _, url := range r.peers() {
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			recs, err := r.client(url).Snapshot(pctx)
-			cancel()
-			if err != nil {
-				r.markFailed(url, err)
-				continue
-			}
-			r.mu.Lock()
-			delete(r.failed, url)
-			r.mu.Unlock()
-			r.Store.Merge(recs)
+	}
+}
+
+func (r *Replicator) pull(ctx context.Context) {
+	for _, url := range r.peers() {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		recs, err := r.client(url).Snapshot(pctx)
+		cancel()
+		if err != nil {
+			r.markFailed(url, err)
+			continue
 		}
+		r.mu.Lock()
+		delete(r.failed, url)
+		r.mu.Unlock()
+		r.Store.Merge(recs)
 	}
 }
