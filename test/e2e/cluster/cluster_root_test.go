@@ -27,7 +27,7 @@ func TestClusterPhases(t *testing.T) {
 		rep := runWhole(t, w, pkg.Path, w.applyPath, true)
 		assert.NotEmpty(t, rep.Changes(), "a dry run on a fresh fleet lists the work")
 		for _, h := range w.views.Apply.Spec.Hosts {
-			assert.Equal(t, fresh[h.Hostname], in.fingerprint(t, h.Hostname), "%s: a dry run changed a byte", h.Hostname)
+			sameFingerprint(t, h.Hostname, fresh[h.Hostname], in.fingerprint(t, h.Hostname), "a dry run changed a byte")
 		}
 	})
 
@@ -47,7 +47,7 @@ func TestClusterPhases(t *testing.T) {
 		assert.Empty(t, again.Changes(), "a second apply changes nothing")
 		assert.Zero(t, again.BytesUploaded(), "a second apply uploads nothing")
 		for _, h := range w.views.Apply.Spec.Hosts {
-			assert.Equal(t, before[h.Hostname], in.fingerprint(t, h.Hostname), "%s: a converged re-run changed a byte", h.Hostname)
+			sameFingerprint(t, h.Hostname, before[h.Hostname], in.fingerprint(t, h.Hostname), "a converged re-run changed a byte")
 		}
 	})
 

@@ -71,12 +71,32 @@ func (in *inspector) try(t *testing.T, hostname, cmd string) (string, bool) {
 	return strings.TrimSpace(out), err == nil
 }
 
+// sameFingerprint fails with only the lines that differ: a whole /etc
+// listing is unreadable in a failure message.
+func sameFingerprint(t *testing.T, hostname, before, after, why string) {
+	t.Helper()
+	if before == after {
+		return
+	}
+	old := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		old[l] = true
+	}
+	var changed []string
+	for _, l := range strings.Split(after, "\n") {
+		if !old[l] {
+			changed = append(changed, l)
+		}
+	}
+	t.Errorf("%s: %s; changed or new:\n%s", hostname, why, strings.Join(changed, "\n"))
+}
+
 // fingerprint hashes every file under the paths cargoship may write, so a
 // test can prove a run changed no byte.
 func (in *inspector) fingerprint(t *testing.T, hostname string) string {
 	t.Helper()
 	cmd := `for p in /etc /usr/local/bin /var/lib/cargoship /var/lib/rancher /run/lock; do ` +
 		`[ -e "$p" ] && find "$p" -xdev \( -type f -o -type l \) ! -path '/etc/machine-id' ! -path '/etc/ld.so.cache' -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum; done; ` +
-		`nft list ruleset 2>/dev/null | sha256sum`
+		`echo "nft $(nft -s list ruleset 2>/dev/null | sha256sum)"`
 	return in.root(t, hostname, cmd)
 }
