@@ -1,0 +1,332 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// PartSuffix names the file an upload streams into beside its destination;
+// a transfer that breaks leaves it, and the next Upload resumes from it.
+const PartSuffix = ".cargoship-part"
+
+// Source opens the content to upload, from its start, each time it is
+// called: Upload reads it once, or twice when a partial file on the host
+// turns out not to match. It is never held in memory.
+type Source func() (io.ReadCloser, error)
+
+// LocalFile is a Source reading a file on this machine.
+func LocalFile(name string) Source {
+	return func() (io.ReadCloser, error) { return os.Open(name) }
+}
+
+// ReaderAtSource is a Source over size bytes of ra (a package entry, a
+// byte slice).
+func ReaderAtSource(ra io.ReaderAt, size int64) Source {
+	return func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(ra, 0, size)), nil }
+}
+
+// UploadResult says what Upload did.
+type UploadResult struct {
+	// Skipped: the destination already held the content (its mode and
+	// owner may have been fixed).
+	Skipped bool
+	// ResumedAt is how much of an earlier, broken transfer was kept.
+	ResumedAt int64
+	// BytesSent is how many bytes went over the wire: 0 for a skip.
+	BytesSent int64
+}
+
+// Upload puts size bytes from src, whose sha256 is sha256hex, at dst on the
+// host as root. It skips a destination that already holds that content
+// (fixing only mode and owner), streams into dst+PartSuffix otherwise,
+// resuming a partial file whose bytes match the source, checks the sha256
+// on the host and renames into place. An empty sha256hex makes Upload hash
+// src first. mode 0 and owner "" mean as WriteFile's.
+func Upload(ctx context.Context, r Runner, src Source, size int64, sha256hex, dst string, mode os.FileMode, owner string) (UploadResult, error) {
+	u := &upload{r: r, src: src, size: size, sum: strings.ToLower(sha256hex), dst: dst, part: dst + PartSuffix}
+	res, err := u.run(ctx, mode, owner)
+	if err != nil {
+		return res, fileError(r, "upload", dst, err)
+	}
+	return res, nil
+}
+
+type upload struct {
+	r          Runner
+	src        Source
+	size       int64
+	sum        string
+	dst, part  string
+	mode       os.FileMode
+	owner      string
+	dstInfo    FileInfo
+	dstExists  bool
+	dstSum     string
+	partExists bool
+	partSize   int64
+}
+
+func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (UploadResult, error) {
+	if err := u.check(owner); err != nil {
+		return UploadResult{}, err
+	}
+	if err := u.probe(ctx); err != nil {
+		return UploadResult{}, err
+	}
+	if u.dstExists && !u.dstInfo.IsRegular() {
+		return UploadResult{}, fmt.Errorf("is a %s, not a regular file", fileKind(u.dstInfo))
+	}
+	u.mode, u.owner = settle(u.dstInfo, u.dstExists, mode, owner)
+	if u.dstExists && u.dstSum == u.sum {
+		return UploadResult{Skipped: true}, u.fixInPlace(ctx)
+	}
+	in, offset, err := u.resumePoint(ctx)
+	if err != nil {
+		return UploadResult{}, err
+	}
+	defer in.Close()
+	res := UploadResult{ResumedAt: offset}
+	if offset < u.size {
+		res.BytesSent, err = u.send(ctx, in, offset)
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, u.finish(ctx)
+}
+
+// check validates the arguments and hashes the source when no sum is given.
+func (u *upload) check(owner string) error {
+	if err := checkPath(u.dst); err != nil {
+		return err
+	}
+	if err := checkOwner(owner); err != nil {
+		return err
+	}
+	if u.size < 0 {
+		return fmt.Errorf("size %d is negative", u.size)
+	}
+	if u.sum == "" {
+		sum, n, err := hashSource(u.src, -1)
+		if err != nil {
+			return err
+		}
+		u.sum, u.size = sum, n
+	}
+	if !isSHA256(u.sum) {
+		return fmt.Errorf("%q is not a sha256 in hex", u.sum)
+	}
+	return nil
+}
+
+// hashSource hashes the first n bytes of src (all of it for n < 0).
+func hashSource(src Source, n int64) (string, int64, error) {
+	in, err := src()
+	if err != nil {
+		return "", 0, fmt.Errorf("opening the source: %w", err)
+	}
+	defer in.Close()
+	h := sha256.New()
+	var r io.Reader = in
+	if n >= 0 {
+		r = io.LimitReader(in, n)
+	}
+	got, err := io.Copy(h, r)
+	if err != nil {
+		return "", got, fmt.Errorf("reading the source: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), got, nil
+}
+
+// uploadProbe reports the destination (stat, and sha256 when its size is
+// right) and the partial file's size.
+const uploadProbe = `if [ -e "$1" ] || [ -L "$1" ]; then
+	printf 'dst '; ` + statFormat + `"$1"
+	if [ -f "$1" ] && [ "$(stat -c %s -- "$1")" = "$3" ]; then printf 'sum '; sha256sum < "$1"; fi
+fi
+if [ -f "$2" ]; then printf 'part '; stat -c %s -- "$2"; fi`
+
+func (u *upload) probe(ctx context.Context) error {
+	out, err := u.r.Sudo(ctx, script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		switch key {
+		case "dst":
+			u.dstExists = true
+			u.dstInfo, err = parseStat(val)
+		case "sum":
+			u.dstSum, err = parseSum(val)
+		case "part":
+			u.partExists = true
+			u.partSize, err = strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixInPlace sets mode and owner of a destination whose content is right,
+// and drops a leftover partial file.
+func (u *upload) fixInPlace(ctx context.Context) error {
+	if permBits(u.dstInfo.Mode) != permBits(u.mode) || !ownerMatches(u.owner, u.dstInfo) {
+		if _, err := u.r.Sudo(ctx, script(fixScript, u.dst, chmodArg(u.mode), u.owner)); err != nil {
+			return err
+		}
+	}
+	if u.partExists {
+		if _, err := u.r.Sudo(ctx, script(`rm -f -- "$1"`, u.part)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumePoint opens the source where the transfer should continue: after
+// the partial file's bytes when they match the source's, else at 0.
+func (u *upload) resumePoint(ctx context.Context) (io.ReadCloser, int64, error) {
+	in, err := u.src()
+	if err != nil {
+		return nil, 0, fmt.Errorf("opening the source: %w", err)
+	}
+	if !u.partExists || u.partSize == 0 || u.partSize > u.size {
+		return in, 0, nil
+	}
+	out, err := u.r.Sudo(ctx, script(`sha256sum < "$1"`, u.part))
+	if err != nil {
+		in.Close()
+		return nil, 0, err
+	}
+	hostSum, err := parseSum(out)
+	if err != nil {
+		in.Close()
+		return nil, 0, err
+	}
+	h := sha256.New()
+	if _, err := io.CopyN(h, in, u.partSize); err != nil {
+		in.Close()
+		return nil, 0, fmt.Errorf("reading the source: %w", err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) == hostSum {
+		return in, u.partSize, nil
+	}
+	// the partial file is not a prefix of this source: start over
+	in.Close()
+	if in, err = u.src(); err != nil {
+		return nil, 0, fmt.Errorf("opening the source: %w", err)
+	}
+	return in, 0, nil
+}
+
+// send streams the rest of the source into the partial file, over SFTP
+// when the Runner offers it and the host has a server, else through cat.
+func (u *upload) send(ctx context.Context, in io.Reader, offset int64) (int64, error) {
+	rest := &countingReader{r: io.LimitReader(in, u.size-offset)}
+	var err error
+	sent := false
+	if o, ok := u.r.(SFTPOpener); ok {
+		sent, err = u.sendSFTP(ctx, o, rest, offset)
+	}
+	if !sent && err == nil {
+		err = u.sendCat(ctx, rest, offset)
+	}
+	if err == nil && rest.n < u.size-offset {
+		err = fmt.Errorf("the source ended after %d of %d bytes", offset+rest.n, u.size)
+	}
+	return rest.n, err
+}
+
+// sendSFTP reports sent=false, with no error, when the host has no
+// sftp-server and the caller should fall back to cat.
+func (u *upload) sendSFTP(ctx context.Context, o SFTPOpener, rest io.Reader, offset int64) (sent bool, err error) {
+	s, err := o.OpenSFTP(ctx)
+	if errors.Is(err, ErrNoSFTP) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if cerr := s.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	if err := s.MkdirAll(path.Dir(u.part)); err != nil {
+		return true, fmt.Errorf("sftp: creating %s: %w", path.Dir(u.part), err)
+	}
+	flags := os.O_WRONLY | os.O_CREATE
+	if offset == 0 {
+		flags |= os.O_TRUNC
+	}
+	f, err := s.OpenFile(u.part, flags)
+	if err != nil {
+		return true, fmt.Errorf("sftp: opening %s: %w", u.part, err)
+	}
+	defer f.Close()
+	// private until finish() sets the real mode: it may hold a secret
+	if err := f.Chmod(0o600); err != nil {
+		return true, fmt.Errorf("sftp: chmod %s: %w", u.part, err)
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return true, fmt.Errorf("sftp: seeking %s: %w", u.part, err)
+	}
+	// a LimitedReader lets ReadFrom keep many writes in flight; sftp-server
+	// applies them in order, so a broken transfer still leaves a prefix
+	if _, err := f.ReadFrom(&io.LimitedReader{R: rest, N: u.size - offset}); err != nil {
+		return true, fmt.Errorf("sftp: writing %s: %w", u.part, err)
+	}
+	return true, f.Close()
+}
+
+// catScript appends stdin to the partial file, or starts it afresh.
+const catScript = `set -e
+mkdir -p -- "$(dirname -- "$1")"
+umask 077
+if [ "$2" = 0 ]; then cat > "$1"; else cat >> "$1"; fi`
+
+func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) error {
+	_, err := u.r.Sudo(ctx, script(catScript, u.part, strconv.FormatInt(offset, 10)), WithStdin(rest))
+	return err
+}
+
+// finishScript checks what arrived, then puts it in place.
+const finishScript = `set -e
+got=$(sha256sum < "$1")
+got=${got%% *}
+if [ "$got" != "$3" ]; then
+	rm -f -- "$1"
+	echo "what arrived has sha256 $got, want $3; the partial file is removed, run again" >&2
+	exit 45
+fi
+chmod "$4" "$1"
+[ -z "$5" ] || chown -- "$5" "$1"
+mv -f -- "$1" "$2"`
+
+func (u *upload) finish(ctx context.Context) error {
+	_, err := u.r.Sudo(ctx, script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))
+	return err
+}
+
+// countingReader counts what passes through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
