@@ -3,7 +3,6 @@ package phase
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -39,21 +38,16 @@ func (p *SyncConfig) Title() string {
 	return "Sync Registry Config Worker"
 }
 
-// engineLifecycleTitles are the phases that install, start or upgrade the
-// engine. Each records a change on every host it touches (in a dry run, on
-// every host it would), which is how later phases tell those hosts apart.
-var engineLifecycleTitles = []string{"Initialize Controller", "Initialize Worker", "Upgrade Controller", "Upgrade Worker"}
-
-// engineChangedThisRun says an earlier phase of this run installed,
-// started or upgraded the engine on h, or in a dry run would.
-func (s *State) engineChangedThisRun(h *Host) bool {
-	name := h.String()
-	for _, c := range s.Report.Changes() {
-		if c.Host == name && slices.Contains(engineLifecycleTitles, c.Phase) {
-			return true
-		}
+// ranBefore says h's engine ran before this run and this run leaves it as
+// it was: not started, not upgraded (Started), and not waiting for an
+// upgrade, which in a dry run is only planned.
+func (s *State) ranBefore(h *Host) bool {
+	if !h.EngineRunning || h.Started || h.Conn == nil {
+		return false
 	}
-	return false
+	have, err1 := engine.ParseVersion(h.EngineVersion)
+	want, err2 := engine.ParseVersion(s.Distro.Spec.Version)
+	return err1 == nil && err2 == nil && engine.Compare(have, want) >= 0
 }
 
 // Prepare implements Preparer: it renders the files of every node of its
@@ -62,7 +56,7 @@ func (p *SyncConfig) Prepare(ctx context.Context, s *State) error {
 	p.state = s
 	p.drift = map[*Host]configDrift{}
 	hosts := s.Hosts.Filter(func(h *Host) bool {
-		return h.IsController() == p.controllers && h.EngineRunning && h.Conn != nil && !s.engineChangedThisRun(h)
+		return h.IsController() == p.controllers && s.ranBefore(h)
 	})
 	if len(hosts) == 0 {
 		return nil
@@ -155,27 +149,32 @@ func (p *SyncConfig) hosts() Hosts {
 type syncClass int
 
 const (
-	// syncNone files are not synced: tokens, containerd's own config, and
-	// kubeadm's config, read only at init and join.
+	// syncNone files are not synced: tokens, and files a restart would
+	// not apply.
 	syncNone syncClass = iota
 	// syncRestart files are read when the engine starts.
 	syncRestart
-	// syncInPlace files (chart values) are reconciled by the running engine.
+	// syncInPlace files (chart values; upstream's registry hosts) are read
+	// by the running engine.
 	syncInPlace
 )
 
 // syncClassifier sorts an engine's rendered files by path.
 func syncClassifier(e engine.Engine) func(string) syncClass {
 	p := e.Paths()
-	restart := []string{p.Registries, p.AuditPolicy, p.PodSecurity, p.KubeletConfig}
-	// A re-render makes kubeadm's config an init on the leader and a join
-	// with a fresh token elsewhere: it would differ on every run.
-	if e.Name() != v1alpha1.EngineUpstream {
-		restart = append(restart, p.Config)
+	restart := []string{p.Config, p.Registries, p.AuditPolicy, p.PodSecurity, p.KubeletConfig}
+	inPlace := []string{p.ManifestsDir}
+	if e.Name() == v1alpha1.EngineUpstream {
+		// containerd reads certs.d on every pull. kubeadm reads its config
+		// and kubelet patch at init and join only, and the API server is a
+		// static pod: restarting the kubelet would apply none of them.
+		restart, inPlace = nil, []string{p.Registries}
 	}
 	return func(path string) syncClass {
-		if pathWithin(path, p.ManifestsDir) {
-			return syncInPlace
+		for _, d := range inPlace {
+			if pathWithin(path, d) {
+				return syncInPlace
+			}
 		}
 		for _, r := range restart {
 			if pathWithin(path, r) {

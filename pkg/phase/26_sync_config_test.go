@@ -60,9 +60,10 @@ func TestSyncClassifier(t *testing.T) {
 		{rc, "/var/lib/rancher/rke2/server/manifests/rke2-cilium-config.yaml", syncInPlace},
 		{rc, "/var/lib/rancher/rke2/server/manifests-other/x.yaml", syncNone},
 		{uc, up.Paths().Config, syncNone}, // kubeadm reads it at init and join only
-		{uc, "/etc/containerd/certs.d/docker.io/hosts.toml", syncRestart},
+		{uc, "/etc/containerd/certs.d/docker.io/hosts.toml", syncInPlace},
 		{uc, "/etc/containerd/config.toml", syncNone},
-		{uc, up.Paths().KubeletConfig, syncRestart},
+		{uc, up.Paths().KubeletConfig, syncNone},
+		{uc, up.Paths().AuditPolicy, syncNone}, // a static pod's: a kubelet restart keeps it
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, c.c(c.path), c.path)
@@ -92,6 +93,7 @@ func prepared(t *testing.T, p *SyncConfig, s *State) *SyncConfig {
 }
 
 func TestSyncConfigLeavesAConvergedClusterAlone(t *testing.T) {
+	t.Parallel()
 	s, runners := k3sTestState(t, "w1")
 	converge(t, s, runners)
 	assert.False(t, prepared(t, NewSyncConfigController(), s).ShouldRun())
@@ -103,6 +105,7 @@ func TestSyncConfigLeavesAConvergedClusterAlone(t *testing.T) {
 }
 
 func TestSyncConfigRestartsADriftedWorkerAroundTheWrite(t *testing.T) {
+	t.Parallel()
 	s, runners := k3sTestState(t, "w1")
 	converge(t, s, runners)
 	w1 := runners["w1"]
@@ -150,6 +153,7 @@ func TestSyncConfigRestartsADriftedWorkerAroundTheWrite(t *testing.T) {
 }
 
 func TestSyncConfigWritesChartValuesInPlace(t *testing.T) {
+	t.Parallel()
 	s, runners := k3sTestState(t)
 	converge(t, s, runners)
 	s.Distro.Spec.Config.Engine.Manifest["traefik"] = "replicas: 3\n"
@@ -168,13 +172,14 @@ func TestSyncConfigWritesChartValuesInPlace(t *testing.T) {
 	assert.Contains(t, runners["c1"].read(t, chart), "replicas: 3")
 }
 
-func TestSyncConfigSkipsHostsTheEngineCycleTouched(t *testing.T) {
-	s, runners := k3sTestState(t, "w1", "w2")
+func TestSyncConfigSyncsOnlyNodesThisRunLeftAsTheyWere(t *testing.T) {
+	t.Parallel()
+	s, runners := k3sTestState(t, "w1", "w2", "w3")
 	converge(t, s, runners)
 	s.Cluster.Spec.Config.Registries[0].Mirrors = []string{"https://other-mirror.example:5000"}
-	s.Report.Add(Change{Host: "w1", Phase: "Upgrade Worker", What: "upgraded"})
-	s.Report.Add(Change{Host: "w2", Phase: "Configure engine", What: "wrote"}) // not an engine start
-	s.Hosts[0].EngineRunning = false                                          // c1: not running before this run
+	s.Hosts[0].EngineRunning = false         // c1: not running before this run
+	s.Hosts[1].Started = true                // w1: started or upgraded by this run
+	s.Hosts[3].EngineVersion = "1.34.1+k3s1" // w3: an upgrade a dry run only planned
 
 	assert.False(t, prepared(t, NewSyncConfigController(), s).ShouldRun())
 	p := prepared(t, NewSyncConfigWorker(), s)

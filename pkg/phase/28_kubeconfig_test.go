@@ -1,0 +1,120 @@
+package phase
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testAdminKubeconfig = `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: Q0E=
+    server: https://127.0.0.1:6443
+  name: default
+contexts:
+- context:
+    cluster: default
+    user: default
+  name: default
+current-context: default
+kind: Config
+users:
+- name: default
+  user:
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+`
+
+func TestWriteLocalFileIsAtomicAndIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "kubeconfig")
+	mode := func() os.FileMode {
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		return fi.Mode().Perm()
+	}
+
+	changed, err := WriteLocalFile(path, []byte("one"), 0o600)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assert.Equal(t, os.FileMode(0o600), mode())
+
+	changed, err = WriteLocalFile(path, []byte("one"), 0o600)
+	require.NoError(t, err)
+	assert.False(t, changed, "the same content at the same mode is left alone")
+
+	require.NoError(t, os.Chmod(path, 0o644))
+	changed, err = WriteLocalFile(path, []byte("one"), 0o600)
+	require.NoError(t, err)
+	assert.True(t, changed, "a readable kubeconfig is made private again")
+	assert.Equal(t, os.FileMode(0o600), mode())
+
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(path, link))
+	changed, err = WriteLocalFile(link, []byte("two"), 0o600)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(got), "a symlink's target is written")
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, fi.Mode().Type(), "the symlink stays one")
+
+	left, err := filepath.Glob(filepath.Join(dir, "sub", ".*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temp file is left behind")
+
+	_, err = WriteLocalFile(dir, []byte("x"), 0o600)
+	assert.ErrorContains(t, err, "not a regular file")
+}
+
+func TestKubeconfigPhaseWritesThePointedKubeconfigOnce(t *testing.T) {
+	t.Parallel()
+	s, runners := k3sTestState(t)
+	runners["c1"].write(t, s.Engine.Paths().Kubeconfig, testAdminKubeconfig)
+	out := filepath.Join(t.TempDir(), "kubeconfig-test.yaml")
+	s.Options.KubeconfigOut = out
+	ctx := context.Background()
+
+	p := &Kubeconfig{}
+	require.NoError(t, p.Prepare(ctx, s))
+	require.True(t, p.ShouldRun())
+	plan, err := p.Plan(ctx)
+	require.NoError(t, err)
+	want := out + " (0600), server https://10.0.0.1:6443"
+	assert.Equal(t, []Change{{Host: "(local)", What: "write the admin kubeconfig to " + want}}, plan)
+
+	require.NoError(t, p.Run(ctx))
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "server: https://10.0.0.1:6443")
+	assert.Contains(t, string(got), "client-key-data: S0VZ", "the credentials are kept")
+	assert.Equal(t, []Change{{Host: "(local)", Phase: p.Title(), What: "wrote the admin kubeconfig to " + want}}, s.Report.Changes())
+
+	require.NoError(t, p.Prepare(ctx, s))
+	assert.False(t, p.ShouldRun(), "a second run finds the file current")
+}
+
+func TestKubeconfigPhaseWithoutARunningController(t *testing.T) {
+	t.Parallel()
+	s, _ := k3sTestState(t)
+	ctx := context.Background()
+	p := &Kubeconfig{}
+	require.NoError(t, p.Prepare(ctx, s), "off: nothing is read")
+	assert.False(t, p.ShouldRun())
+
+	s.Options.KubeconfigOut = filepath.Join(t.TempDir(), "k")
+	s.Hosts[0].EngineRunning = false
+	assert.ErrorContains(t, p.Prepare(ctx, s), "no controller runs k3s")
+	s.Options.DryRun = true
+	assert.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
+
+	s.Hosts[0].EngineRunning = true
+	assert.ErrorContains(t, p.Prepare(ctx, s), "reading the admin kubeconfig", "c1 has no kubeconfig")
+}
