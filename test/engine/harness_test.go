@@ -279,7 +279,7 @@ func getNodes(t *testing.T, kubeconfig string) (map[string]nodeView, error) {
 	t.Helper()
 	out, err := kubectl(t, kubeconfig, "get", "nodes", "-o", "json")
 	if err != nil {
-		return nil, fmt.Errorf("%v: %s", err, out)
+		return nil, fmt.Errorf("%w: %s", err, out)
 	}
 	var list struct {
 		Kind  string     `json:"kind"`

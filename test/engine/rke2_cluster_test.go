@@ -104,7 +104,7 @@ func TestRKE2TwoServersAndAnAgentJoinOn9345(t *testing.T) {
 		eventually(t, 20*time.Second, "s1 catches up", func() error {
 			out, err := kubectl(t, s1.kubeconfig(), "get", "node", "a1", "-o", "jsonpath={.metadata.labels.cargoship\\.dev/written-on}")
 			if err != nil || out != "s2" {
-				return fmt.Errorf("label on s1 is %q (%v)", out, err)
+				return fmt.Errorf("label on s1 is %q (%w)", out, err)
 			}
 			return nil
 		})

@@ -18,7 +18,7 @@ the API kubectl uses) and runs no containers. See docs/test-engine.md.
 
 func printHelp(w io.Writer, argv0 string, fl flavor.Flavor) {
 	name := path.Base(argv0)
-	fmt.Fprintf(w, `NAME:
+	_, _ = fmt.Fprintf(w, `NAME:
    %[1]s - cargoship test engine imitating %[2]s
 
 USAGE:
@@ -32,9 +32,9 @@ COMMANDS:
    agent    Run node agent
 `, name, fl.Name, buildinfo.Version, commit(fl))
 	if fl.Name == "k3s" {
-		fmt.Fprintln(w, "   kubectl  Run the real kubectl with the admin kubeconfig")
+		_, _ = fmt.Fprintln(w, "   kubectl  Run the real kubectl with the admin kubeconfig")
 	}
-	fmt.Fprintf(w, `   help, h  Shows a list of commands or help for one command
+	_, _ = fmt.Fprintf(w, `   help, h  Shows a list of commands or help for one command
 
 GLOBAL OPTIONS:
    --debug        (logging) Turn on debug logs [$%s]
@@ -42,7 +42,7 @@ GLOBAL OPTIONS:
    --version, -v  print the version
 
 `, fl.Env("DEBUG"))
-	fmt.Fprintf(w, doubleNote, fl.Name, fl.Name)
+	_, _ = fmt.Fprintf(w, doubleNote, fl.Name, fl.Name)
 }
 
 func printCommandHelp(w io.Writer, argv0 string, fl flavor.Flavor, command string) {
@@ -52,7 +52,7 @@ func printCommandHelp(w io.Writer, argv0 string, fl flavor.Flavor, command strin
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "NAME:\n   %s %s\n\nUSAGE:\n   %s %s [OPTIONS]\n\nOPTIONS:\n", path.Base(argv0), command, path.Base(argv0), command)
+	_, _ = fmt.Fprintf(w, "NAME:\n   %s %s\n\nUSAGE:\n   %s %s [OPTIONS]\n\nOPTIONS:\n", path.Base(argv0), command, path.Base(argv0), command)
 	for _, n := range names {
 		f := table[n]
 		flagText := "--" + f.name
@@ -73,8 +73,8 @@ func printCommandHelp(w io.Writer, argv0 string, fl flavor.Flavor, command strin
 		if f.env != "" {
 			env = " [$" + fl.Env(f.env) + "]"
 		}
-		fmt.Fprintf(w, "   %-48s %s%s\n", flagText, note, env)
+		_, _ = fmt.Fprintf(w, "   %-48s %s%s\n", flagText, note, env)
 	}
-	fmt.Fprintf(w, "\nEvery option is also a key of %s (and %s.d/*.yaml).\n\n", fl.ConfigFile(), fl.ConfigFile())
-	fmt.Fprintf(w, doubleNote, fl.Name, fl.Name)
+	_, _ = fmt.Fprintf(w, "\nEvery option is also a key of %s (and %s.d/*.yaml).\n\n", fl.ConfigFile(), fl.ConfigFile())
+	_, _ = fmt.Fprintf(w, doubleNote, fl.Name, fl.Name)
 }

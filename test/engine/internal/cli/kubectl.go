@@ -27,7 +27,7 @@ func runKubectl(fl flavor.Flavor, args []string) int {
 	if os.Getenv("KUBECONFIG") == "" && !hasKubeconfigArg(args) {
 		cfg := hostfs.Path(fl.Kubeconfig())
 		if _, err := os.Stat(cfg); err == nil {
-			os.Setenv("KUBECONFIG", cfg)
+			_ = os.Setenv("KUBECONFIG", cfg)
 		}
 		if f, err := os.Open(cfg); err != nil && errors.Is(err, os.ErrPermission) {
 			logx.Warnf("Unable to read %s, please start server with --write-kubeconfig-mode or --write-kubeconfig-group to modify kube config permissions", cfg)

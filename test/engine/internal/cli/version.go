@@ -15,8 +15,8 @@ import (
 // ("k3s version v1.35.3+k3s1 (abcdef12)" / "go version go1.x"). rke2 builds
 // set GOEXPERIMENT=boringcrypto, which runtime.Version reports.
 func printVersion(w io.Writer, argv0 string, fl flavor.Flavor) {
-	fmt.Fprintf(w, "%s version %s (%s)\n", path.Base(argv0), buildinfo.Version, commit(fl))
-	fmt.Fprintf(w, "go version %s\n", runtime.Version())
+	_, _ = fmt.Fprintf(w, "%s version %s (%s)\n", path.Base(argv0), buildinfo.Version, commit(fl))
+	_, _ = fmt.Fprintf(w, "go version %s\n", runtime.Version())
 }
 
 // commit is the stamped commit cut to the engine's length (k3s prints 8

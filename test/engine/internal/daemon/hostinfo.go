@@ -96,7 +96,7 @@ func hostname() (string, error) {
 // address of the default route, else the first global unicast address.
 func defaultNodeIP() (string, error) {
 	if c, err := net.Dial("udp4", "192.0.2.1:9"); err == nil { // no packet is sent
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		if a, ok := c.LocalAddr().(*net.UDPAddr); ok && !a.IP.IsLoopback() {
 			return a.IP.String(), nil
 		}

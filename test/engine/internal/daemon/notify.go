@@ -22,6 +22,6 @@ func Notify() {
 	if err != nil {
 		return
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	_, _ = c.Write([]byte("READY=1\n"))
 }

@@ -49,7 +49,7 @@ func WriteFile(p string, data []byte, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; cleans up a failure
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err

@@ -52,7 +52,7 @@ func TestJSONPatch(t *testing.T) {
 	assert.Equal(t, []any{map[string]any{"key": "y"}}, Get(got, "spec.taints"))
 
 	_, err = JSONPatch(n, []JSONPatchOp{{Op: "remove", Path: "/metadata/labels/nope"}})
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = JSONPatch(n, []JSONPatchOp{{Op: "test", Path: "/metadata/labels/a", Value: "2"}})
-	assert.Error(t, err)
+	require.Error(t, err)
 }

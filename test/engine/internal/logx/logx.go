@@ -24,7 +24,7 @@ func write(level, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Fprintf(out, "time=%q level=%s msg=%q\n", time.Now().Format(time.RFC3339), level, msg)
+	_, _ = fmt.Fprintf(out, "time=%q level=%s msg=%q\n", time.Now().Format(time.RFC3339), level, msg)
 }
 
 // Debugf logs at debug level when --debug is set.

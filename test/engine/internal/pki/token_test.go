@@ -26,7 +26,7 @@ func TestParseToken(t *testing.T) {
 	} {
 		got, err := ParseToken(c.in, c.user)
 		if c.wantErr != "" {
-			assert.EqualError(t, err, c.wantErr, c.in)
+			require.EqualError(t, err, c.wantErr, c.in)
 			continue
 		}
 		require.NoError(t, err, c.in)
