@@ -227,6 +227,9 @@ func (c *Container) leftovers(ctx context.Context, name string) []string {
 	if ms, _ := mountsUnder(dir); len(ms) > 0 {
 		found = append(found, fmt.Sprintf("%d mount(s) under %s", len(ms), dir))
 	}
+	if cg := fleetCgroups(name); len(cg) > 0 {
+		found = append(found, "cgroups "+strings.Join(cg, ", "))
+	}
 	if ns := listNetns(netnsPrefix(name)); len(ns) > 0 {
 		found = append(found, "network namespaces "+strings.Join(ns, ", "))
 	}
@@ -289,6 +292,9 @@ func (c *Container) down(ctx context.Context, name, dir string) error {
 	if err := unmountUnder(dir); err != nil {
 		errs = append(errs, err)
 	}
+	if err := removeCgroups(name); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.removeNetwork(ctx, name); err != nil {
 		errs = append(errs, err)
 	}
@@ -315,7 +321,9 @@ func (c *Container) stopHosts(name string) {
 	}
 	if waitGone(all, stopGrace) {
 		// A crashed run can leave a host's processes without their
-		// nspawn; they are found by their network namespace.
+		// nspawn; they are found by their cgroup and their network
+		// namespace.
+		killCgroups(name)
 		killAll(procsInNetns(listNetns(netnsPrefix(name))))
 		return
 	}
@@ -327,6 +335,7 @@ func (c *Container) stopHosts(name string) {
 			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
+	killCgroups(name)
 	killAll(procsInNetns(listNetns(netnsPrefix(name))))
 	for _, p := range fleetProcs(name) {
 		_ = syscall.Kill(p.PID, syscall.SIGKILL)

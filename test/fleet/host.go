@@ -144,7 +144,12 @@ func readPasswd(path string) (map[string]passwdEntry, error) {
 // SIGTERM from Down) ends the loop. It is a few lines of sh rather than a
 // Go process because the hosts must outlive the test or mage process that
 // started them.
-const supervisorLoop = `while :; do "$@"; rc=$?; echo "cargoship-fleet: systemd-nspawn exited $rc"; [ "$rc" -eq 133 ] || exit "$rc"; done`
+//
+// It first moves itself into the host's own cgroups (see cgroup.go), so
+// nspawn, which keeps the cgroup it starts in, gives the host a tree of its
+// own.
+const supervisorLoop = `for f in $CARGOSHIP_FLEET_CGROUPS; do echo $$ > "$f" || exit 125; done
+while :; do "$@"; rc=$?; echo "cargoship-fleet: systemd-nspawn exited $rc"; [ "$rc" -eq 133 ] || exit "$rc"; done`
 
 // nspawnArgs is the host's systemd-nspawn command line.
 func nspawnArgs(p hostPaths, netns string, h Host) []string {
@@ -168,6 +173,10 @@ func nspawnArgs(p hostPaths, netns string, h Host) []string {
 // startHost starts a host's supervisor loop detached (own session, output
 // to the console log) and records its pid.
 func startHost(p hostPaths, netns string, h Host) (int, error) {
+	cgroups, err := createHostCgroups(h.Name, netns)
+	if err != nil {
+		return 0, err
+	}
 	console, err := os.OpenFile(p.console, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", h.Name, err)
@@ -176,7 +185,14 @@ func startHost(p hostPaths, netns string, h Host) (int, error) {
 	args := append([]string{"-c", supervisorLoop, "cargoship-fleet-host", "systemd-nspawn"}, nspawnArgs(p, netns, h)...)
 	cmd := exec.Command("/bin/sh", args...)
 	cmd.Stdout, cmd.Stderr = console, console // stdin: /dev/null
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"}
+	cmd.Env = []string{
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
+		// A pure cgroup2 tree in the host, as a bookworm VM has, rather
+		// than this machine's v1 hybrid layout. The controllers stay
+		// bound to v1 out here, so the host's tree has none of them.
+		"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1",
+		"CARGOSHIP_FLEET_CGROUPS=" + strings.Join(cgroups, " "),
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("%s: start systemd-nspawn: %w", h.Name, err)

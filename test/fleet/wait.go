@@ -98,8 +98,8 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: not ready after %s (%s): %w; console (%s):\n%s",
-				h.Name, since(start), state, ctx.Err(), p.console, consoleTail(p, 1500))
+			return fmt.Errorf("%s: not ready after %s (%s): %w; inside the host:\n%s",
+				h.Name, since(start), state, ctx.Err(), diagnoseHost(f.Name, h.Name))
 		case <-time.After(pollEvery):
 		}
 	}
