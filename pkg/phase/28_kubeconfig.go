@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // kubeconfigMode is the mode of every kubeconfig cargoship writes: it
@@ -100,6 +103,47 @@ func FetchKubeconfig(ctx context.Context, r host.Runner, e engine.Engine, loadba
 		return nil, fmt.Errorf("%s: %s: %w", r, e.Paths().Kubeconfig, err)
 	}
 	return out, nil
+}
+
+// ClusterKubeconfig connects to the inventory's controllers in order and
+// returns the admin kubeconfig of the first whose engine runs, pointed at
+// the load balancer: what `cargoship kube-config` writes.
+func ClusterKubeconfig(ctx context.Context, c *v1alpha1.Cluster, e engine.Engine, opts host.ConnectOptions) ([]byte, error) {
+	var tried []string
+	for i := range c.Spec.Hosts {
+		h := &c.Spec.Hosts[i]
+		if !h.IsController() {
+			continue
+		}
+		data, err := controllerKubeconfig(ctx, h, e, c.Spec.Config.Loadbalancer, opts)
+		if err == nil {
+			return data, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", h.Name(), err))
+	}
+	if len(tried) == 0 {
+		return nil, errors.New("the inventory has no controller")
+	}
+	return nil, fmt.Errorf("no controller gave its admin kubeconfig:\n - %s", strings.Join(tried, "\n - "))
+}
+
+// controllerKubeconfig reads one controller's admin kubeconfig when its
+// engine runs.
+func controllerKubeconfig(ctx context.Context, h *v1alpha1.Host, e engine.Engine, loadbalancer string, opts host.ConnectOptions) ([]byte, error) {
+	conn, err := host.Connect(ctx, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	unit := e.Service(true)
+	state, _ := conn.Sudo(ctx, shell.Join("systemctl", "is-active", unit))
+	if strings.TrimSpace(state) != "active" {
+		return nil, fmt.Errorf("%s does not run", unit)
+	}
+	return FetchKubeconfig(ctx, conn, e, loadbalancer)
 }
 
 // localFileCurrent says the local file at path already holds data at mode.

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
+
+func init() { extraCommands = append(extraCommands, newKubeConfigCommand) }
+
+type kubeConfigOptions struct {
+	config, distro, output string
+}
+
+func newKubeConfigCommand(app *App) *cobra.Command {
+	var o kubeConfigOptions
+	cmd := &cobra.Command{
+		Use:     "kube-config --config CLUSTER.yaml --distro k3s|rke2|upstream [-o PATH]",
+		GroupID: groupInstall,
+		Short:   "Write the cluster's admin kubeconfig, pointed at the load balancer",
+		Long: "kube-config connects to the inventory's controllers in order, reads the admin kubeconfig of the\n" +
+			"first whose engine runs, points its server at https://<spec.config.loadbalancer>:<API port> and\n" +
+			"writes it (0600) to PATH, by default ./kubeconfig-<cluster name>.yaml, or to stdout with -o -.\n" +
+			"A file already current is left alone. It needs no package: --distro names the engine the\n" +
+			"cluster runs (the package's spec.type), which says where the kubeconfig is.",
+		Example: "  cargoship kube-config --config cluster.yaml --distro rke2\n" +
+			"  cargoship kube-config --config cluster.yaml --distro k3s -o ~/.kube/config",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runKubeConfig(cmd, app, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.config, "config", "", "the cluster inventory (required)")
+	fl.StringVar(&o.distro, "distro", "", "the engine the cluster runs: "+strings.Join(v1alpha1.Engines, ", ")+" (required)")
+	fl.StringVarP(&o.output, "output", "o", "", "the file to write, or - for stdout (default ./kubeconfig-<cluster name>.yaml)")
+	return cmd
+}
+
+// check refuses missing or unknown flags before any document is read.
+func (o kubeConfigOptions) check() error {
+	switch {
+	case o.config == "":
+		return errors.New("--config is required: the cluster inventory whose controllers hold the kubeconfig")
+	case o.distro == "":
+		return fmt.Errorf("--distro is required: the engine the cluster runs, one of %s", strings.Join(v1alpha1.Engines, ", "))
+	case !slices.Contains(v1alpha1.Engines, o.distro):
+		return fmt.Errorf("--distro %q is not one of %s", o.distro, strings.Join(v1alpha1.Engines, ", "))
+	}
+	return nil
+}
+
+func runKubeConfig(cmd *cobra.Command, app *App, o kubeConfigOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	cluster, findings, err := v1alpha1.LoadClusterFile(o.config)
+	if err != nil {
+		return err
+	}
+	for _, f := range findings.Warnings() {
+		app.Log.Warn(f.String())
+	}
+	eng, err := engine.For(o.distro)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	if t := app.Settings.Timeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	data, err := phase.ClusterKubeconfig(ctx, cluster, eng, host.ConnectOptions{Log: app.Log, LookupEnv: app.LookupEnv})
+	if err != nil {
+		return err
+	}
+	if o.output == "-" {
+		_, err := app.Out.Write(data)
+		return err
+	}
+	out := o.output
+	if out == "" {
+		out = "kubeconfig-" + cluster.Metadata.Name + ".yaml"
+	}
+	changed, err := phase.WriteLocalFile(out, data, 0o600)
+	if err != nil {
+		return err
+	}
+	if changed {
+		app.Log.Info("wrote the admin kubeconfig", "path", out)
+	} else {
+		app.Log.Info("the admin kubeconfig is already current", "path", out)
+	}
+	return nil
+}
