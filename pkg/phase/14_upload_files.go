@@ -37,7 +37,7 @@ func (p *UploadFiles) Prepare(_ context.Context, s *State) error {
 		for _, e := range commonEntries(entries, h) {
 			target := e.Target
 			if e.Kind == pkgfile.KindImages {
-				target = path.Join(s.ImagesDir(), path.Base(e.Name))
+				target = s.ImagesDir() // a directory entry: the archive goes into it
 			}
 			pls = append(pls, s.entryPlacement(e, target))
 		}
