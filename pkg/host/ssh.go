@@ -244,7 +244,22 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		return fmt.Errorf("opening an ssh session: %w", err)
 	}
 	defer sess.Close()
-	sess.Stdin, sess.Stdout, sess.Stderr = stdin, stdout, stderr
+	sess.Stdout, sess.Stderr = stdout, stderr
+	// feed stdin ourselves: x/crypto's own copier may go on reading the
+	// caller's reader after Wait returns
+	var fed chan struct{}
+	if stdin != nil {
+		w, err := sess.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("opening stdin: %w", err)
+		}
+		fed = make(chan struct{})
+		go func() {
+			defer close(fed)
+			_, _ = io.Copy(w, stdin)
+			_ = w.Close()
+		}()
+	}
 	if err := sess.Start(line); err != nil {
 		return fmt.Errorf("starting the command: %w", err)
 	}
@@ -258,6 +273,18 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		_ = sess.Signal(ssh.SIGTERM)
 		_ = sess.Close()
 		<-done
+		err = ctx.Err()
+	}
+	_ = sess.Close()
+	if fed != nil {
+		// the copier stops at its next write now the session is gone;
+		// a reader that blocks forever is left behind, as exec's WaitDelay does
+		select {
+		case <-fed:
+		case <-time.After(killGrace):
+		}
+	}
+	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	var ee *ssh.ExitError
