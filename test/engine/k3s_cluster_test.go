@@ -129,8 +129,13 @@ kubelet-arg:
 	})
 
 	t.Run("drain evicts what is not a DaemonSet pod", func(t *testing.T) {
-		before := podsOn(t, kc, "wrk1")
-		require.Len(t, before, 2, "a DaemonSet pod and a ReplicaSet pod on every node")
+		var before []string
+		eventually(t, 20*time.Second, "a DaemonSet pod and a ReplicaSet pod on wrk1", func() error {
+			if before = podsOn(t, kc, "wrk1"); len(before) != 2 {
+				return fmt.Errorf("pods on wrk1: %v", before)
+			}
+			return nil
+		})
 		out, err := kubectl(t, kc, "drain", "wrk1", "--ignore-daemonsets", "--timeout=60s")
 		require.Error(t, err, "the ReplicaSet pod has an emptyDir")
 		assert.Contains(t, out, "cannot delete Pods with local storage")
