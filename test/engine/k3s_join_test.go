@@ -84,3 +84,24 @@ func TestK3sNodeNameTakenByAnotherHostIsRejectedUntilDeleted(t *testing.T) {
 	waitNodes(t, kc, 30*time.Second, map[string]string{"srv1": "True", "wrk1": "True"})
 	assert.Contains(t, second.logText(), "k3s agent is up and running")
 }
+
+// A second k3s server joins through 6443 (where k3s serves the
+// supervisor) with the first one's token file, runs etcd like it, and
+// shares its CA and token.
+func TestK3sSecondServerJoinsOn6443(t *testing.T) {
+	bin := engineBinary(t, "k3s", k3sOld)
+	ip := ips(t)
+	s1 := newNode(t, "k3s", "s1", fmt.Sprintf("node-name: s1\nnode-ip: %[1]s\nbind-address: %[1]s\ncluster-init: true\ntoken: tok\n", ip(2)))
+	s1.start(bin, "server")
+	waitNodes(t, s1.kubeconfig(), 60*time.Second, map[string]string{"s1": "True"})
+	token := strings.TrimSpace(s1.readFile("/var/lib/rancher/k3s/server/token"))
+	s2 := newNode(t, "k3s", "s2", fmt.Sprintf("node-name: s2\nnode-ip: %[1]s\nbind-address: %[1]s\nserver: https://%[2]s:6443\ntoken: %[3]s\n", ip(3), ip(2), token))
+	s2.start(bin, "server")
+	for _, s := range []*node{s1, s2} {
+		nodes := waitNodes(t, s.kubeconfig(), 60*time.Second, map[string]string{"s1": "True", "s2": "True"})
+		assert.Equal(t, "true", nodes["s2"].Metadata.Labels["node-role.kubernetes.io/etcd"], "a joined k3s server runs etcd")
+	}
+	assert.Equal(t, token, strings.TrimSpace(s2.readFile("/var/lib/rancher/k3s/server/token")))
+	assert.Contains(t, s2.readFile("/etc/rancher/k3s/k3s.yaml"), "server: https://"+ip(3)+":6443")
+	assert.Contains(t, s2.logText(), "Joined the cluster at https://"+ip(2)+":6443")
+}
