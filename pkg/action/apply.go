@@ -32,6 +32,10 @@ func ApplyPhases() []phase.Phase {
 		phase.NewUpgradeControllers(),
 		phase.NewUpgradeWorkers(),
 		&phase.InstallStaged{},
+		phase.NewSyncConfigController(),
+		phase.NewSyncConfigWorker(),
+		&phase.Kubeconfig{},
+		&phase.LabelNodes{},
 		&phase.ReleaseLock{Lock: lock},
 		&phase.Disconnect{Connect: connect},
 	}

@@ -29,6 +29,7 @@ func newApplyCommand(app *App) *cobra.Command {
 		},
 	}
 	f.register(cmd, app)
+	f.engine.register(cmd.Flags())
 	return cmd
 }
 

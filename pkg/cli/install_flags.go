@@ -28,6 +28,8 @@ type installFlags struct {
 	updateFirewall    bool
 	verifyKey         string
 	lockWait          time.Duration
+	skipUnready       bool
+	engine            engineFlags
 }
 
 func (f *installFlags) register(cmd *cobra.Command, app *App) {
@@ -44,6 +46,7 @@ func (f *installFlags) register(cmd *cobra.Command, app *App) {
 	fl.BoolVarP(&f.updateFirewall, "update-firewall", "F", false, "configure firewalld, ufw or nftables for the cluster (CARGOSHIP_UPDATE_FIREWALL)")
 	fl.StringVar(&f.verifyKey, "verify-key", "", "require the package to be signed by this public key")
 	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
+	fl.BoolVar(&f.skipUnready, "skip-unready-nodes", false, "upgrade the Ready nodes and leave nodes that are not Ready (default: stop)")
 	_ = app
 }
 
@@ -95,6 +98,10 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 			LookupEnv:         app.LookupEnv,
 			LockWait:          f.lockWait,
 		},
+	}
+	o.Phase.SkipUnready = f.skipUnready
+	if err := f.engine.apply(&o.Phase); err != nil {
+		return o, err
 	}
 	if dir, err := filepath.Abs(filepath.Dir(f.config)); err == nil {
 		o.ClusterDir = dir

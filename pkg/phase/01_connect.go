@@ -33,6 +33,7 @@ func (p *Connect) Run(ctx context.Context) error {
 	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
 		c, err := host.Connect(ctx, h.Spec, host.ConnectOptions{
 			KnownHostsPath: s.Options.KnownHostsPath,
+			Timeout:        s.Options.ConnectTimeout,
 			Log:            s.logger(),
 			LookupEnv:      s.Options.LookupEnv,
 		})

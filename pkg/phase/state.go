@@ -26,6 +26,9 @@ type Options struct {
 	// LookupEnv reads the environment (sudo passwords, registry passwords,
 	// SSH_KNOWN_HOSTS); it tells unset from empty.
 	LookupEnv func(string) (string, bool)
+	// ConnectTimeout bounds how long a host that does not answer is
+	// retried (host.DefaultConnectTimeout when zero).
+	ConnectTimeout time.Duration
 	// SkipUnready upgrades the Ready nodes and leaves the others.
 	SkipUnready bool
 	// LockWait is how long to wait for another run's lock.

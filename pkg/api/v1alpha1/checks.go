@@ -58,8 +58,12 @@ func isSource(s string) bool {
 
 // isCleanAbsPath accepts an absolute path with no control characters and no
 // .. segments: it will be written to as root.
+//
+// Characters a shell gives meaning to are refused too: every path is quoted
+// on its way to a host, but a target like /etc/x;reboot is a mistake or an
+// attack in a document, never a file anyone means.
 func isCleanAbsPath(p string) bool {
-	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\x00\n\r") {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\x00\n\r\t$`;|&<>()'\"\\*?[]{}!") {
 		return false
 	}
 	return !slices.Contains(strings.Split(p, "/"), "..") && path.Clean(p) != "/"
