@@ -19,6 +19,8 @@ func TestClusterPhases(t *testing.T) {
 	in := newInspector(t, w)
 	w.prepareFirewalls(t, in)
 
+	t.Run("bad-input", func(t *testing.T) { badInput(t, w, in, pkg) })
+
 	fresh := map[string]string{}
 	t.Run("dry-run-fresh", func(t *testing.T) {
 		for _, h := range w.views.Apply.Spec.Hosts {

@@ -207,16 +207,22 @@ spec:
         - %[4]s
 `, version, deb, filepath.Base(deb), img)
 	write("distro.yaml", def)
-	res, err := pkgfile.Create(context.Background(), pkgfile.CreateOptions{
-		Definition: dir, OutputDir: filepath.Join(dir, "out"), InsecureRegistry: true, TmpDir: dir,
-	})
-	if err != nil {
-		t.Fatalf("creating the test package: %v", err)
-	}
 	return &testPackage{
-		Path: res.Path, Version: version, Image: img,
+		Path: createPackage(t, dir), Version: version, Image: img,
 		MOTD: "/etc/cargoship-e2e/motd", Binary: "/usr/local/bin/k3s",
 		ServerUnit: "/etc/systemd/system/k3s.service", AgentUnit: "/lib/systemd/system/k3s-agent.service",
 		Deb: "/var/lib/cargoship/debs/" + filepath.Base(deb),
 	}
+}
+
+// createPackage runs cargoship's own create over a definition directory.
+func createPackage(t testing.TB, dir string) string {
+	t.Helper()
+	res, err := pkgfile.Create(context.Background(), pkgfile.CreateOptions{
+		Definition: dir, OutputDir: filepath.Join(dir, "out"), InsecureRegistry: true, TmpDir: dir,
+	})
+	if err != nil {
+		t.Fatalf("creating a test package from %s: %v", dir, err)
+	}
+	return res.Path
 }
