@@ -140,7 +140,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, id identity, rq 
 		}
 	}
 	if self, isNode := strings.CutPrefix(id.user, "system:node:"); isNode && !id.in("system:masters") && name != self {
-		writeError(w, authorize(id, request{res: rq.res, name: name, verb: "update"}, false))
+		// NodeRestriction: a kubelet creates only its own Node.
+		writeError(w, kube.Forbidden(fmt.Sprintf("nodes %q is forbidden: node %q is not allowed to modify node %q", name, self, name)))
 		return
 	}
 	if ns := kube.Str(obj, "metadata.namespace"); ns != "" && rq.namespace != "" && ns != rq.namespace {
