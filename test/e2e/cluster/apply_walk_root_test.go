@@ -11,6 +11,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/action"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // walkStep is one phase of the apply walk and what must be true after it.
@@ -105,8 +106,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			each(t, func(t *testing.T, name string, h *phase.Host) { assertFirewall(t, w, in, s, name, h) })
 		}},
 		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *phase.State) {
-			e, ok := s.Package.Entry("files/0/motd")
-			require.True(t, ok)
+			e := entryByTarget(t, s, pkg.MOTD)
 			img := s.Package.EntriesOf("images")
 			require.Len(t, img, 1)
 			each(t, func(t *testing.T, name string, _ *phase.Host) {
@@ -120,7 +120,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			})
 		}},
 		{"Test_16_UploadAPT", "Upload files to hosts – APT", false, func(t *testing.T, s *phase.State) {
-			deb, _ := s.Package.Entry("os/2/" + pkg.Deb[strings.LastIndex(pkg.Deb, "/")+1:])
+			deb := entryByTarget(t, s, pkg.Deb)
 			each(t, func(t *testing.T, name string, h *phase.Host) {
 				if h.IsController() {
 					// The package has no debs for controllers: APT must not claim
@@ -135,8 +135,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			})
 		}},
 		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", false, func(t *testing.T, s *phase.State) {
-			bin, ok := s.Package.Entry("os/0/k3s")
-			require.True(t, ok)
+			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *phase.Host) {
 				if !h.IsController() {
 					assert.Equal(t, "apt", h.Route, "%s: the binary route must not take a host APT claimed", name)
@@ -178,7 +177,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		{"Test_23_UpgradeControllers", "Upgrade Controller", true, nil},
 		{"Test_24_UpgradeWorkers", "Upgrade Worker", true, nil},
 		{"Test_25_InstallStaged", "Install staged files", false, func(t *testing.T, s *phase.State) {
-			bin, _ := s.Package.Entry("os/0/k3s")
+			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *phase.Host) {
 				if h.IsController() {
 					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a /usr/local/bin/k3s | tr '\\n' ' '; sha256sum /usr/local/bin/k3s | cut -d' ' -f1"), name)
@@ -222,4 +221,16 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	if wk.next != len(wk.mgr.Phases) {
 		t.Errorf("the walk asserted %d phases, the list has %d", wk.next, len(wk.mgr.Phases))
 	}
+}
+
+// entryByTarget finds the package entry placed at target.
+func entryByTarget(t *testing.T, s *phase.State, target string) pkgfile.Entry {
+	t.Helper()
+	for _, e := range s.Package.Entries() {
+		if e.Target == target {
+			return e
+		}
+	}
+	t.Fatalf("the package has no entry for %s", target)
+	return pkgfile.Entry{}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+	testengine "github.com/colonel-byte/cargoship/test/engine"
 )
 
 // Versions of the test engine the walks install and upgrade to.
@@ -28,7 +29,6 @@ const (
 	engineVersionBuilt = "v1.35.3+k3s1"
 	upgradeVersion     = "1.35.4-k3s1"
 	upgradeBuilt       = "v1.35.4+k3s1"
-	buildInfoPkg       = "github.com/colonel-byte/cargoship/test/engine/internal/buildinfo"
 )
 
 // testPackage is a package built for the suite: the test engine in place of
@@ -41,7 +41,7 @@ type testPackage struct {
 	// Image is the image reference the package carries.
 	Image string
 	// Files are the definition's targets by what they are, for assertions.
-	MOTD, Binary, ServerUnit, AgentUnit, Deb string
+	MOTD, Binary, Deb string
 }
 
 // repoRoot finds the module root from this package's directory.
@@ -53,16 +53,11 @@ func repoRoot() string {
 // buildTestEngine builds the test engine stamped with version as a k3s.
 func buildTestEngine(t testing.TB, dir, version string) string {
 	t.Helper()
-	out := filepath.Join(dir, "k3s")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags",
-		fmt.Sprintf("-s -w -X %s.Version=%s -X %s.GitCommit=e2e0e2e0", buildInfoPkg, version, buildInfoPkg),
-		"-o", out, "./test/engine/cmd/testengine")
-	cmd.Dir = repoRoot()
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the test engine: %v\n%s", err, b)
+	bin, err := testengine.Build(context.Background(), dir, testengine.Binary{Engine: "k3s", Version: version})
+	if err != nil {
+		t.Fatalf("building the test engine: %v", err)
 	}
-	return out
+	return bin
 }
 
 // startRegistry serves go-containerregistry's registry on this machine's
@@ -95,74 +90,117 @@ func startRegistry(t testing.TB) string {
 	return ref
 }
 
-// buildDeb makes a real Debian package with dpkg-deb: it carries the test
-// engine and the agent unit, so a worker's APT route installs the engine.
-func buildDeb(t testing.TB, dir, engineBin, agentUnit string) string {
+// layoutFile is one file of the test engine's install layout, with the
+// local source the definition points at.
+type layoutFile struct {
+	testengine.File
+	local string // path relative to the definition directory
+}
+
+// stageLayout copies every file of the k3s layout beside the definition:
+// the engine binary, the real kubectl k3s runs, units and scripts.
+func stageLayout(t testing.TB, dir, bin string) []layoutFile {
 	t.Helper()
-	root := filepath.Join(dir, "debroot")
-	must := func(err error) {
+	files, err := testengine.Layout("k3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Fatalf("the test package carries this machine's kubectl: %v", err)
+	}
+	var out []layoutFile
+	for i, f := range files {
+		var body []byte
+		switch f.Source {
+		case testengine.SourceBinary:
+			body, err = os.ReadFile(bin)
+		case testengine.SourceKubectl:
+			body, err = os.ReadFile(kubectl)
+		default:
+			body, err = testengine.Unit(f.Source)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		local := filepath.Join("layout", fmt.Sprintf("%02d-%s", i, filepath.Base(f.Target)))
+		if err := os.WriteFile(filepath.Join(dir, local), body, f.Mode); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, layoutFile{File: f, local: local})
 	}
-	must(os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755))
-	must(os.MkdirAll(filepath.Join(root, "usr/local/bin"), 0o755))
-	must(os.MkdirAll(filepath.Join(root, "lib/systemd/system"), 0o755))
-	control := "Package: cargoship-e2e-agent\nVersion: 1.35.3-1\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a k3s agent for cargoship's e2e suite\n"
-	must(os.WriteFile(filepath.Join(root, "DEBIAN/control"), []byte(control), 0o644))
-	bin, err := os.ReadFile(engineBin)
-	must(err)
-	must(os.WriteFile(filepath.Join(root, "usr/local/bin/k3s"), bin, 0o755))
-	must(os.WriteFile(filepath.Join(root, "lib/systemd/system/k3s-agent.service"), []byte(agentUnit), 0o644))
-	out := filepath.Join(dir, "cargoship-e2e-agent_1.35.3-1_amd64.deb")
-	if b, err := exec.Command("dpkg-deb", "--root-owner-group", "--build", root, out).CombinedOutput(); err != nil {
+	return out
+}
+
+// buildDeb makes a real Debian package with dpkg-deb holding the layout's
+// agent files, so a worker's APT route installs the engine with apt.
+func buildDeb(t testing.TB, dir, debVersion string, layout []layoutFile) string {
+	t.Helper()
+	root := filepath.Join(dir, "debroot")
+	if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	control := "Package: cargoship-e2e-agent\nVersion: " + debVersion + "\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a k3s agent for cargoship's e2e suite\n"
+	if err := os.WriteFile(filepath.Join(root, "DEBIAN/control"), []byte(control), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range layout {
+		if f.Role == testengine.RoleServer {
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(dir, f.local))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(root, f.Target)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, body, f.Mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "cargoship-e2e-agent_"+debVersion+"_amd64.deb")
+	if b, err := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "--build", root, out).CombinedOutput(); err != nil {
 		t.Fatalf("dpkg-deb: %v\n%s", err, b)
 	}
 	return out
 }
 
-// unit is a systemd unit starting the engine the way k3s's install script
-// writes it.
-func unit(desc, args string) string {
-	return fmt.Sprintf(`[Unit]
-Description=%s
-Wants=network-online.target
-After=network-online.target
-
-[Service]
-Type=exec
-ExecStart=/usr/local/bin/k3s %s
-KillMode=process
-Delegate=yes
-Restart=always
-RestartSec=5s
-
-[Install]
-WantedBy=multi-user.target
-`, desc, args)
-}
-
 // buildTestPackage writes the suite's definition and creates the package
-// with cargoship's own create.
+// with cargoship's own create. Controllers take the binary route: the
+// package has no .deb for them. Workers take the APT route: a .deb with the
+// agent's files, installed by apt from the uploaded file.
 func buildTestPackage(t testing.TB, version, builtVersion string) *testPackage {
 	t.Helper()
 	dir := t.TempDir()
-	for _, d := range []string{"bin", "units", "files"} {
+	for _, d := range []string{"bin", "layout", "files"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	bin := buildTestEngine(t, filepath.Join(dir, "bin"), builtVersion)
-	server, agent := unit("Lightweight Kubernetes (cargoship test double)", "server"), unit("Lightweight Kubernetes agent (cargoship test double)", "agent")
-	write := func(rel, body string) {
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
+	layout := stageLayout(t, dir, bin)
+	if err := os.WriteFile(filepath.Join(dir, "files/motd"), []byte("managed by cargoship's e2e suite\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deb := buildDeb(t, dir, strings.ReplaceAll(version, "-k3s", "-"), layout)
+	img := startRegistry(t)
+	var osFiles strings.Builder
+	for _, f := range layout {
+		if f.Role == testengine.RoleAgent {
+			continue // workers get these from the .deb
+		}
+		fmt.Fprintf(&osFiles, "        - source: %s\n          target: %s\n          perm: \"%04o\"\n", f.local, f.Target, f.Mode)
+		if f.Mode&0o111 != 0 {
+			osFiles.WriteString("          executable: true\n")
+		}
+		osFiles.WriteString("          selector:\n            package: binary\n")
+		if f.Role == testengine.RoleServer {
+			osFiles.WriteString("            profile: controller\n")
 		}
 	}
-	write("units/k3s.service", server)
-	write("files/motd", "managed by cargoship's e2e suite\n")
-	deb := buildDeb(t, dir, bin, agent)
-	img := startRegistry(t)
+	fmt.Fprintf(&osFiles, "        - source: %s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: worker\n            os: debian\n", deb, filepath.Base(deb))
 	def := fmt.Sprintf(`kind: ZarfDistro
 metadata:
   name: e2e
@@ -181,36 +219,21 @@ spec:
         net.ipv4.conf.all.forwarding: "1"
         vm.max_map_count: "262144"
       files:
-        - source: bin/k3s
-          target: /usr/local/bin/k3s
-          executable: true
-          selector:
-            package: binary
-        - source: units/k3s.service
-          target: /etc/systemd/system/k3s.service
-          selector:
-            package: binary
-            profile: controller
-        - source: %[2]s
-          target: /var/lib/cargoship/debs/%[3]s
-          selector:
-            package: apt
-            profile: worker
-            os: debian
-    files:
+%[2]s    files:
       - source: files/motd
         target: /etc/cargoship-e2e/motd
         perm: "0640"
     imageConfig:
       compression: zstd
       images:
-        - %[4]s
-`, version, deb, filepath.Base(deb), img)
-	write("distro.yaml", def)
+        - %[3]s
+`, version, osFiles.String(), img)
+	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return &testPackage{
 		Path: createPackage(t, dir), Version: version, Image: img,
 		MOTD: "/etc/cargoship-e2e/motd", Binary: "/usr/local/bin/k3s",
-		ServerUnit: "/etc/systemd/system/k3s.service", AgentUnit: "/lib/systemd/system/k3s-agent.service",
 		Deb: "/var/lib/cargoship/debs/" + filepath.Base(deb),
 	}
 }
