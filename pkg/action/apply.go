@@ -61,3 +61,21 @@ func PreparePhases() []phase.Phase {
 		&phase.Disconnect{Connect: connect},
 	}
 }
+
+// StagePhases is apply's staging half (seeds/001): every phase that stages
+// files and renders configuration, and none that installs, starts or
+// queries the engine. Benchmarks and the stage-only suite walk it.
+func StagePhases() []phase.Phase {
+	var out []phase.Phase
+	for _, p := range ApplyPhases() {
+		switch p.Title() {
+		case "Import images", "Initialize Controller", "Apply manifests", "Initialize Worker",
+			"Upgrade Controller", "Upgrade Worker", "Install staged files",
+			"Sync Registry Config Controller", "Sync Registry Config Worker",
+			"Updating kubeconfig file with the current cluster", "Labeling nodes with their profile group":
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
