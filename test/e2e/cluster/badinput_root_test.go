@@ -18,8 +18,9 @@ func badInputCases(w *world, armPkg string) []badCase {
 	return []badCase{
 		{name: "unreachable host", expect: "connect", edit: func(t *testing.T, c *v1alpha1.Cluster) {
 			h := c.Spec.Hosts[len(c.Spec.Hosts)-1]
-			h.Hostname, h.PrivateAddress = "ghost", "10.255.255.1"
-			h.SSH.Address, h.SSH.HostKey = "10.255.255.1", ""
+			conn := *h.SSH
+			conn.Address, conn.HostKey = "10.255.255.1", ""
+			h.SSH, h.Hostname, h.PrivateAddress = &conn, "ghost", "10.255.255.1"
 			c.Spec.Hosts = append(c.Spec.Hosts, h)
 		}},
 		{name: "wrong key", expect: "refused the login", edit: func(t *testing.T, c *v1alpha1.Cluster) {
