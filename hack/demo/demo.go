@@ -85,7 +85,8 @@ func (d *demo) steps(ctx context.Context) error {
 		return err
 	}
 	if err := d.step("cargoship apply --dry-run: what would change on each host", func() error {
-		_, err := d.apply(ctx, "--dry-run")
+		// The same flags as the apply after it, so the preview is of that.
+		_, err := d.apply(ctx, "--dry-run", "-H", "-F")
 		return err
 	}); err != nil {
 		return err
@@ -96,7 +97,7 @@ func (d *demo) steps(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := d.step("The result, seen from the controller", func() error { return d.showResult(ctx) }); err != nil {
+	if err := d.step("The result, seen from inside the hosts", func() error { return d.showResult(ctx) }); err != nil {
 		return err
 	}
 	return d.step("cargoship apply again: a converged cluster changes nothing", func() error {
