@@ -71,11 +71,18 @@ func (Debian) Installed(ctx context.Context, r host.Runner, name string) ([]Pack
 	return pkgs, nil
 }
 
+// AptEmptyLists is an empty package-list directory apt is pointed at, so
+// it knows no repository: the given files and what is installed are all it
+// can use, and nothing can send it to the network.
+const AptEmptyLists = "/var/lib/cargoship/apt-lists-empty"
+
 // InstallCommand implements Configurer: apt-get with paths (a '/' makes
-// an argument a file), --no-download so stale package lists can never
-// send it to the network, and the old conffile kept without a prompt.
-// DEBIAN_FRONTEND goes through env, not sudo's own VAR=value, which a
-// sudoers policy may refuse.
+// an argument a file), no sources and empty package lists so a stale list
+// can never send it to the network, and the old conffile kept without a
+// prompt. --no-download is not used: apt 2.6 treats a local .deb as a
+// download and fails with "Pathname to install is not absolute" (seen on
+// Debian 12 with no package lists). DEBIAN_FRONTEND goes through env, not
+// sudo's own VAR=value, which a sudoers policy may refuse.
 func (Debian) InstallCommand(tool string, files []string) (string, error) {
 	if err := checkFiles(files); err != nil {
 		return "", err
@@ -83,7 +90,9 @@ func (Debian) InstallCommand(tool string, files []string) (string, error) {
 	if tool != "apt-get" {
 		return "", fmt.Errorf("%w (found %q)", ErrNoPackageTool, tool)
 	}
-	args := []string{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-download",
+	args := []string{"sh", "-c", `mkdir -p "$0/partial" && exec "$@"`, AptEmptyLists,
+		"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
+		"-o", "Dir::State::Lists=" + AptEmptyLists, "-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=/dev/null",
 		"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"}
 	return shell.Join(append(args, files...)...), nil
 }
