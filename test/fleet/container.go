@@ -83,6 +83,9 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 	if err := checkMemory(spec, len(names), avail); err != nil {
 		return nil, err
 	}
+	if err := raiseInotifyLimits(c.opts.Logger); err != nil {
+		return nil, err
+	}
 	im, err := EnsureImage(ctx, c.opts)
 	if err != nil {
 		return nil, fmt.Errorf("fleet %q: rootfs: %w", spec.Name, err)
