@@ -247,9 +247,15 @@ func TestSSHBastion(t *testing.T) {
 	viaJump := f.sshHost("root")
 	viaJump.SSH.Port = proxy.port
 	viaJump.SSH.Bastion = jump
+	var log syncBuffer
+	o = f.opts(&log, map[string]string{"SSH_KNOWN_HOSTS": ""})
+	o.KnownHostsPath = ""
 	_, err := Connect(context.Background(), viaJump, o)
-	if err == nil || !strings.Contains(err.Error(), "prohibited") {
+	if err == nil || !strings.Contains(err.Error(), "the bastion will not connect") {
 		t.Fatalf("through the bastion to a forbidden port: %v; want the bastion's refusal", err)
+	}
+	if strings.Contains(log.String(), "retrying") {
+		t.Errorf("the bastion's refusal was retried")
 	}
 	if n := proxy.count() - before; n != 0 {
 		t.Errorf("the connection went around the bastion (%d direct connections)", n)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,10 +42,12 @@ func hops(s *v1alpha1.SSH) []sshHop {
 
 // sshTransport runs commands over golang.org/x/crypto/ssh.
 type sshTransport struct {
-	client  *ssh.Client
-	chain   []*ssh.Client // bastions, outermost first
-	stop    chan struct{}
-	session chan struct{} // bounds concurrent sessions below sshd's MaxSessions (10)
+	client    *ssh.Client
+	chain     []*ssh.Client // bastions, outermost first
+	stop      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	session   chan struct{} // bounds concurrent sessions below sshd's MaxSessions (10)
 }
 
 // maxSessions stays under OpenSSH's default MaxSessions of 10.
@@ -57,8 +60,8 @@ const keepAlive = 15 * time.Second
 // dialSSH connects to the host through its bastions. It retries what looks
 // like a host still booting until o.Timeout, and gives up at once on what
 // waiting will not fix: a refused login or a wrong host key.
-func dialSSH(ctx context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+func dialSSH(parent context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
+	ctx, cancel := context.WithTimeout(parent, o.Timeout)
 	defer cancel()
 	keys := &keyring{lookupEnv: o.LookupEnv}
 	defer keys.close()
@@ -72,6 +75,9 @@ func dialSSH(ctx context.Context, name string, s *v1alpha1.SSH, o ConnectOptions
 		var perm *permanentError
 		if errors.As(err, &perm) {
 			return nil, perm.err
+		}
+		if parent.Err() != nil {
+			return nil, fmt.Errorf("host %s: connecting: %w", name, parent.Err())
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, attempt, err)
@@ -112,6 +118,11 @@ func dialChain(ctx context.Context, name string, chain []sshHop, keys *keyring, 
 			conn, err = d.DialContext(ctx, "tcp", hop.addr)
 		} else {
 			conn, err = clients[i-1].DialContext(ctx, "tcp", hop.addr)
+		}
+		var refused *ssh.OpenChannelError
+		if errors.As(err, &refused) && refused.Reason == ssh.Prohibited {
+			// the bastion's policy forbids it: waiting will not help
+			return fail(&permanentError{fmt.Errorf("host %s: the bastion will not connect to %s: %w", hopName, hop.addr, err)})
 		}
 		if err != nil {
 			return fail(fmt.Errorf("host %s: dialling %s: %w", hopName, hop.addr, err))
@@ -215,21 +226,19 @@ func (t *sshTransport) keepAlive() {
 	}
 }
 
+// close may run twice: from Close and from keepAlive giving up.
 func (t *sshTransport) close() error {
-	select {
-	case <-t.stop:
-		return nil
-	default:
+	t.closeOnce.Do(func() {
 		close(t.stop)
-	}
-	err := t.client.Close()
-	for i := len(t.chain) - 1; i >= 0; i-- {
-		_ = t.chain[i].Close()
-	}
-	if errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
+		err := t.client.Close()
+		for i := len(t.chain) - 1; i >= 0; i-- {
+			_ = t.chain[i].Close()
+		}
+		if !errors.Is(err, net.ErrClosed) {
+			t.closeErr = err
+		}
+	})
+	return t.closeErr
 }
 
 func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) error {
