@@ -63,6 +63,13 @@ func (r *Report) Changes() []Change {
 	return out
 }
 
+// Ordered returns every change in the order it was made.
+func (r *Report) Ordered() []Change {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Change(nil), r.changes...)
+}
+
 // Timings returns the phase timings in run order.
 func (r *Report) Timings() []PhaseTiming {
 	r.mu.Lock()

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -188,6 +189,22 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, "install ok installed", in.root(t, name, "dpkg-query -W -f='${Status}' cargoship-e2e-agent"), "%s: apt installed the uploaded .deb", name)
 				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s-agent.service | head -1"), name)
 			})
+		}},
+		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", true, nil},
+		{"Test_27_SyncConfigWorkers", "Sync Registry Config Worker", true, nil},
+		{"Test_28_Kubeconfig", "Updating kubeconfig file with the current cluster", true, func(t *testing.T, s *phase.State) {
+			st, err := os.Stat(s.Options.KubeconfigOut)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the admin kubeconfig is 0600")
+			b, err := os.ReadFile(s.Options.KubeconfigOut)
+			require.NoError(t, err)
+			assert.Contains(t, string(b), fmt.Sprintf("server: https://%s:%d", s.Cluster.Spec.Config.Loadbalancer, s.Engine.APIPort()))
+		}},
+		{"Test_29_LabelNodes", "Labeling nodes with their profile group", true, func(t *testing.T, s *phase.State) {
+			nodes := clusterNodes(t, in, w.firstController())
+			for _, h := range s.Hosts {
+				assert.Equal(t, "true", nodes[h.NodeName()].Labels["node-role.kubernetes.io/"+h.Spec.Profile], "%s labelled with its profile", h.NodeName())
+			}
 		}},
 		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *phase.State) {
 			// Ungated on purpose: a stage-only walk that took the lock and

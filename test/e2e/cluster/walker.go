@@ -34,6 +34,8 @@ func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
 			KnownHostsPath: w.knownHosts,
 			InstanceID:     fmt.Sprintf("e2e-%d-%d", os.Getpid(), time.Now().UnixNano()),
 			LookupEnv:      os.LookupEnv,
+			KubeconfigOut:  w.kubeconfig,
+			LabelNodes:     true,
 		},
 	}
 }

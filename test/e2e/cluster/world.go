@@ -27,6 +27,7 @@ type world struct {
 	// applyPath and allPath are inventory files of the two views.
 	applyPath, allPath string
 	knownHosts         string
+	kubeconfig         string // where phase 28 writes the admin kubeconfig
 	stage              bool
 	stoodDown          []string
 	log                *slog.Logger
@@ -146,6 +147,7 @@ func (w *world) setViews(t *testing.T, c *v1alpha1.Cluster, join string) {
 	}
 	w.views = v
 	dir := t.TempDir()
+	w.kubeconfig = filepath.Join(dir, "kubeconfig")
 	w.applyPath, w.allPath = filepath.Join(dir, "apply.yaml"), filepath.Join(dir, "all.yaml")
 	for path, doc := range map[string]*v1alpha1.Cluster{w.applyPath: v.Apply, w.allPath: v.All} {
 		b, err := yaml.MarshalWithOptions(doc, yaml.UseJSONMarshaler())
