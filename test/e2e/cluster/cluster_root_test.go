@@ -90,7 +90,7 @@ func runWhole(t *testing.T, w *world, pkgPath, inventory string, dry bool) *repo
 	l, err := action.Load(context.Background(), w.runOptions(pkgPath, inventory, dry))
 	require.NoError(t, err)
 	defer l.Close()
-	require.NoError(t, action.Run(context.Background(), l, action.ApplyPhases()))
+	require.NoError(t, action.Run(context.Background(), l, w.phases()))
 	t.Log("\n" + l.State.Report.Summary(dry))
 	return &reportView{l.State.Report}
 }

@@ -40,6 +40,15 @@ func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
 	}
 }
 
+// phases is what a whole run walks: apply's list, or its staging half in a
+// stage-only run, which starts no engine and so must not ask for one.
+func (w *world) phases() []phase.Phase {
+	if w.stage {
+		return action.StagePhases()
+	}
+	return action.ApplyPhases()
+}
+
 // newWalker loads a run the way the CLI does.
 func newWalker(t *testing.T, o action.Options, phases []phase.Phase) *walker {
 	t.Helper()
