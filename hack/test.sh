@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test.sh runs every test cargoship has: the unit tests first, then the
-# tests that need root and a fleet of real hosts (test/...), one package at a
-# time because fleets share this machine's CPUs. Run it as root.
+# test.sh runs every test cargoship has: the unit tests first, then the tests
+# that need root and real hosts (the fleet harness, the test engine), then
+# the phase suite twice against a container fleet: its staging half, and the
+# full walk (apply, converged re-run, join, upgrade). Run it as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $(id -u) -ne 0 ]]; then
@@ -10,10 +11,25 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 ./hack/deps.sh
 go mod download
-echo "== unit tests"
-go test -count=1 -timeout 20m ./pkg/... ./cmd/...
 mkdir -p build
-echo "== fleet and end-to-end tests"
-go test -count=1 -p 1 -timeout 60m -v ./test/... 2>&1 | tee build/e2e.log | grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|stood down|ready:' || true
-# grep above only trims the log; the verdict is go test's own exit status.
-exit "${PIPESTATUS[0]}"
+
+echo "== unit tests"
+go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/...
+
+echo "== fleet harness and test engine"
+go test -count=1 -p 1 -timeout 30m ./test/fleet/... ./test/engine/...
+
+# The phase suite logs a lot; keep it in build/ and show the verdicts.
+suite() {
+  local name=$1; shift
+  echo "== phase suite: $name"
+  if ! env "$@" go test -count=1 -timeout 40m -v ./test/e2e/cluster/... >"build/e2e-$name.log" 2>&1; then
+    grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
+    echo "phase suite $name failed; the whole log is build/e2e-$name.log; its last lines:" >&2
+    grep -v 'handler.go' "build/e2e-$name.log" | tail -60 >&2
+    return 1
+  fi
+  grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
+}
+suite stage CARGOSHIP_E2E_STAGE_ONLY=1
+suite full CARGOSHIP_E2E_UPGRADE=1

@@ -15,9 +15,15 @@ import (
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
-// fleetName is the container fleet the suite brings up; a dev fleet can be
-// up beside it.
-const fleetName = "e2e"
+// fleetName is the container fleet the suite brings up, one per mode so a
+// stage-only run and a full run can be up together, and a dev fleet beside
+// them.
+func (w *world) fleetName() string {
+	if w.stage {
+		return "e2estage"
+	}
+	return "e2e"
+}
 
 // world is the fleet a run acts on and what the suite knows about it.
 type world struct {
@@ -87,24 +93,24 @@ func (w *world) provisionContainers(t *testing.T) {
 	}
 	// A run killed before its teardown leaves its fleet behind; a stale
 	// fleet is never adopted (its hosts carry a previous run's state).
-	if err := prov.Down(ctx, fleetName); err != nil {
-		t.Fatalf("removing a stale %s fleet: %v", fleetName, err)
+	if err := prov.Down(ctx, w.fleetName()); err != nil {
+		t.Fatalf("removing a stale %s fleet: %v", w.fleetName(), err)
 	}
-	spec := fleet.Spec{Name: fleetName, Control: 1, Worker: 3}
+	spec := fleet.Spec{Name: w.fleetName(), Control: 1, Worker: 3}
 	join := "kw2"
 	if w.stage {
-		spec, join = fleet.Spec{Name: fleetName, Control: 1, Worker: 3, Infra: 1}, ""
+		spec, join = fleet.Spec{Name: w.fleetName(), Control: 1, Worker: 3, Infra: 1}, ""
 	}
 	f, err := prov.Up(ctx, spec)
 	if err != nil {
-		t.Fatalf("bringing up the %s fleet: %v", fleetName, err)
+		t.Fatalf("bringing up the %s fleet: %v", w.fleetName(), err)
 	}
 	t.Cleanup(func() {
 		if keep, _ := boolEnv(envKeep); keep {
 			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown e2e`", envKeep)
 			return
 		}
-		if err := prov.Down(context.Background(), fleetName); err != nil {
+		if err := prov.Down(context.Background(), w.fleetName()); err != nil {
 			t.Errorf("tearing down the fleet: %v", err)
 		}
 	})
