@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -126,4 +127,44 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-var _ = v1alpha1.RoleWorker
+
+// BenchmarkRun measures one command's round trip per mode.
+func BenchmarkRun(b *testing.B) {
+	f := sshd(b)
+	for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(userNoPW), "openSSH": f.openSSHHost(userNoPW), "localhost": localHost()} {
+		b.Run(name, func(b *testing.B) {
+			c, err := Connect(context.Background(), h, f.opts(nil, nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			for b.Loop() {
+				if _, err := c.Run(context.Background(), "true"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStdinThroughput measures raw streaming into a command: the
+// ceiling for Upload's cat path.
+func BenchmarkStdinThroughput(b *testing.B) {
+	f := sshd(b)
+	const size = 32 << 20
+	c, err := Connect(context.Background(), f.sshHost(userNoPW), f.opts(nil, nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, err := c.Run(context.Background(), "cat > /dev/null", WithStdin(io.LimitReader(zeros{}, size))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
