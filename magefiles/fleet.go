@@ -41,7 +41,9 @@ func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *stri
 		spec.Name, spec.Control, spec.Worker, spec.Infra, spec.Image)
 	f, err := p.Up(ctx, spec)
 	if f != nil {
-		fleetPrint(ctx, p, f.Name)
+		if lerr := fleetPrint(ctx, p, f.Name); lerr != nil && err == nil {
+			err = lerr
+		}
 		fmt.Printf("\nInventory: %s\n", fleetRel(f.InventoryPath))
 		if len(f.Hosts) > 0 {
 			fmt.Printf("SSH:       ssh %s\n", strings.Join(fleetRelArgs(testfleet.SSHArgs(f, f.Hosts[0], testfleet.UserRoot)[1:]), " "))
@@ -107,15 +109,17 @@ func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
 		fmt.Printf("fleet %s (%s) %s\n", s.Name, s.Backend, fleetRel(s.Dir))
 		if len(s.Hosts) > 0 {
 			tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HOST\tROLE\tPROFILE\tSTATE\tADDRESS")
+			_, _ = fmt.Fprintln(tw, "HOST\tROLE\tPROFILE\tSTATE\tADDRESS")
 			for _, h := range s.Hosts {
 				state := h.State
 				if h.PID > 0 {
 					state = fmt.Sprintf("%s (pid %d)", h.State, h.PID)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Profile, state, h.Address)
+				_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Profile, state, h.Address)
 			}
-			tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
 		for _, pr := range s.Problems {
 			fmt.Printf("  problem: %s (mage dev:fleetDown -fleet=%s cleans up)\n", pr, s.Name)

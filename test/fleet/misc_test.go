@@ -126,10 +126,10 @@ func TestNspawnArgsCarryTheFlagsThatCannotBeLeftOut(t *testing.T) {
 }
 
 func TestRecipeVersion(t *testing.T) {
-	if baseVersion() != baseVersion() || extraVersion() != extraVersion() {
+	b, e := baseVersion(), extraVersion()
+	if b2, e2 := baseVersion(), extraVersion(); b2 != b || e2 != e {
 		t.Fatal("recipe versions must be deterministic")
 	}
-	b, e := baseVersion(), extraVersion()
 	saved := extraPackages
 	extraPackages = append(append([]string{}, saved...), "htop")
 	defer func() { extraPackages = saved }()

@@ -94,7 +94,7 @@ func procsInNetns(names []string) []int {
 	for _, n := range names {
 		var st syscall.Stat_t
 		if syscall.Stat(netnsDir+"/"+n, &st) == nil {
-			want[nsID{uint64(st.Dev), st.Ino}] = true
+			want[nsID{st.Dev, st.Ino}] = true
 		}
 	}
 	if len(want) == 0 {
@@ -103,7 +103,7 @@ func procsInNetns(names []string) []int {
 	var out []int
 	for _, p := range listProcs() {
 		var st syscall.Stat_t
-		if syscall.Stat("/proc/"+strconv.Itoa(p.PID)+"/ns/net", &st) == nil && want[nsID{uint64(st.Dev), st.Ino}] {
+		if syscall.Stat("/proc/"+strconv.Itoa(p.PID)+"/ns/net", &st) == nil && want[nsID{st.Dev, st.Ino}] {
 			out = append(out, p.PID)
 		}
 	}

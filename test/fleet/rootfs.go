@@ -122,18 +122,18 @@ func kernelRelease() string {
 // it was built against.
 func baseVersion() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "rev=%s\nsuite=%s\nvariant=minbase\ninclude=%s\nmasked=%s\nusers=%s\nmodules=%s\nkernel=%s\n",
+	_, _ = fmt.Fprintf(h, "rev=%s\nsuite=%s\nvariant=minbase\ninclude=%s\nmasked=%s\nusers=%s\nmodules=%s\nkernel=%s\n",
 		recipeRevision, guestSuite, strings.Join(baseInclude, ","), strings.Join(baseMasked, ","),
 		strings.Join(fleetUsers, ","), strings.Join(fakeBuiltinModules, ","), kernelRelease())
 	for _, f := range baseFiles {
-		fmt.Fprintf(h, "file=%s mode=%o\n%s\n", f.Path, f.Mode, f.Content)
+		_, _ = fmt.Fprintf(h, "file=%s mode=%o\n%s\n", f.Path, f.Mode, f.Content)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 func extraVersion() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "rev=%s\nbase=%s\npackages=%s\ndisabled=%s\n",
+	_, _ = fmt.Fprintf(h, "rev=%s\nbase=%s\npackages=%s\ndisabled=%s\n",
 		recipeRevision, baseVersion(), strings.Join(extraPackages, ","), strings.Join(extraDisabled, ","))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
@@ -276,7 +276,7 @@ func (b *imageBuilder) buildLog(name string) (*os.File, error) {
 // returns an error carrying the log's tail so a failed apt step explains
 // itself without anyone opening the file.
 func runLogged(ctx context.Context, logf *os.File, name string, args ...string) error {
-	fmt.Fprintf(logf, "\n$ %s %s\n", name, strings.Join(args, " "))
+	_, _ = fmt.Fprintf(logf, "\n$ %s %s\n", name, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C")
@@ -486,7 +486,7 @@ func (b *imageBuilder) prune(keep Image) {
 	keepNames := map[string]bool{filepath.Base(keep.Base): true, filepath.Base(keep.Extra): true}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || !(strings.HasPrefix(name, "base-") || strings.HasPrefix(name, "extra-")) {
+		if !e.IsDir() || (!strings.HasPrefix(name, "base-") && !strings.HasPrefix(name, "extra-")) {
 			continue
 		}
 		layer := name

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -70,7 +71,7 @@ func (f *Fleet) Dial(ctx context.Context, host, user string) (*ssh.Client, error
 		HostKeyCallback: f.ssh.hostKeys,
 	})
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, fmt.Errorf("%s: ssh %s@%s: %w", host, user, addr, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
@@ -90,7 +91,7 @@ func (f *Fleet) RunInput(ctx context.Context, host, user, input, cmd string) (st
 	if err != nil {
 		return "", "", err
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	return runOn(ctx, client, host, user, input, cmd)
 }
 
@@ -100,7 +101,7 @@ func runOn(ctx context.Context, client *ssh.Client, host, user, input, cmd strin
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %s session: %w", host, user, err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	var stdout, stderr bytes.Buffer
 	sess.Stdout, sess.Stderr = &stdout, &stderr
 	if input != "" {
@@ -111,9 +112,8 @@ func runOn(ctx context.Context, client *ssh.Client, host, user, input, cmd strin
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		client.Close() // unblocks sess.Run
-		<-done
-		err = ctx.Err()
+		_ = client.Close() // unblocks sess.Run
+		err = errors.Join(ctx.Err(), <-done)
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: %s@%s: %q: %w: %s", host, user, host, cmd, err, tail(stderr.String(), 400))

@@ -49,7 +49,7 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 	var client *ssh.Client
 	defer func() {
 		if client != nil {
-			client.Close()
+			_ = client.Close()
 		}
 	}()
 	state := "sshd not answering"
@@ -88,7 +88,7 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 			default:
 				// The connection broke (host rebooting?); dial again.
 				state = fmt.Sprintf("ssh session failed: %v", err)
-				client.Close()
+				_ = client.Close()
 				client = nil
 			}
 		}
