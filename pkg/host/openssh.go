@@ -200,11 +200,11 @@ func (t *openSSHTransport) run(ctx context.Context, line string, stdin io.Reader
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting ssh: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var err error
+	done := make(chan struct{})
+	go func() { err = cmd.Wait(); close(done) }()
 	select {
-	case err = <-done:
+	case <-done:
 	case <-ctx.Done():
 		// the ssh client cannot signal the remote command: Conn stops its
 		// process group over a fresh session once this returns

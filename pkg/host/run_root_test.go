@@ -127,7 +127,6 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-
 // BenchmarkRun measures one command's round trip per mode.
 func BenchmarkRun(b *testing.B) {
 	f := sshd(b)

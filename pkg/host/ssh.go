@@ -252,7 +252,7 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	if err != nil {
 		return fmt.Errorf("opening an ssh session: %w", err)
 	}
-	defer sess.Close()
+	defer func() { _ = sess.Close() }()
 	sess.Stdout, sess.Stderr = stdout, stderr
 	// feed stdin ourselves: x/crypto's own copier may go on reading the
 	// caller's reader after Wait returns
@@ -272,17 +272,18 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	if err := sess.Start(line); err != nil {
 		return fmt.Errorf("starting the command: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- sess.Wait() }()
+	done := make(chan struct{})
+	go func() { err = sess.Wait(); close(done) }()
+	cancelled := false
 	select {
-	case err = <-done:
+	case <-done:
 	case <-ctx.Done():
 		// sshd delivers TERM to the command's process group as the login
 		// user; Conn then kills what is left, as root if need be
+		cancelled = true
 		_ = sess.Signal(ssh.SIGTERM)
 		_ = sess.Close()
 		<-done
-		err = ctx.Err()
 	}
 	_ = sess.Close()
 	if fed != nil {
@@ -293,7 +294,7 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		case <-time.After(killGrace):
 		}
 	}
-	if ctx.Err() != nil {
+	if cancelled {
 		return ctx.Err()
 	}
 	var ee *ssh.ExitError

@@ -274,7 +274,7 @@ func (u *upload) sendSFTP(ctx context.Context, o SFTPOpener, rest io.Reader, off
 	if err != nil {
 		return true, fmt.Errorf("sftp: opening %s: %w", u.part, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // closed below; this covers the early returns
 	// private until finish() sets the real mode: it may hold a secret
 	if err := f.Chmod(0o600); err != nil {
 		return true, fmt.Errorf("sftp: chmod %s: %w", u.part, err)
