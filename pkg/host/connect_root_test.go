@@ -358,6 +358,19 @@ func TestOpenSSHOptions(t *testing.T) {
 		t.Error("disableMultiplexing still made a control directory")
 	}
 
+	// configPath: an ssh_config alias supplies address, port, user and key
+	cfg := filepath.Join(t.TempDir(), "ssh_config")
+	alias := "Host fleet-alias\n  HostName 127.0.0.1\n  Port " + portString(f) + "\n  User " + userNoSudo +
+		"\n  IdentityFile " + f.key + "\n  HostKeyAlias [127.0.0.1]:" + portString(f) + "\n"
+	if err := os.WriteFile(cfg, []byte(alias), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	viaConfig := &v1alpha1.Host{Role: v1alpha1.RoleWorker, OpenSSH: &v1alpha1.OpenSSH{Address: "fleet-alias", ConfigPath: cfg}}
+	c3 := connect(t, viaConfig, f.opts(nil, nil))
+	if out, err := c3.Run(context.Background(), "id -un"); err != nil || out != userNoSudo+"\n" {
+		t.Errorf("openSSH through configPath: %q, %v", out, err)
+	}
+
 	bad := f.openSSHHost("root")
 	bad.OpenSSH.Options = map[string]any{"Bad Name": "x"}
 	if _, err := Connect(context.Background(), bad, f.opts(nil, nil)); err == nil || !strings.Contains(err.Error(), "openSSH.options") {
