@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,10 +132,10 @@ const stderrTail = 16 << 10
 
 func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) (string, error) {
 	line, stdin := cmd, o.Stdin
-	secrets := o.Redact
+	// the sudo password is masked everywhere, not only in Sudo's output
+	secrets := append(slices.Clone(o.Redact), c.sudo.password)
 	if asRoot {
 		line, stdin = c.sudo.wrap(cmd, stdin)
-		secrets = append(secrets, c.sudo.password)
 	}
 	var buf bytes.Buffer
 	stdout := io.Writer(&buf)
@@ -145,7 +147,7 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 	start := time.Now()
 	err := c.t.run(ctx, markPGID(line), stdin, stdout, pg)
 	pg.flush()
-	if ctx.Err() != nil && pg.pgid() > 0 {
+	if err != nil && ctx.Err() != nil && pg.pgid() > 0 {
 		c.killGroup(ctx, pg.pgid(), asRoot)
 	}
 	shown := redact(cmd, secrets)
@@ -157,7 +159,7 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 		return buf.String(), nil
 	case errors.As(err, &st):
 		return buf.String(), &ExitError{Host: c.name, Cmd: shown, Code: st.code, Signal: st.signal,
-			Stderr: redact(string(bytes.TrimSpace([]byte(stderr.String()))), secrets)}
+			Stderr: redact(strings.TrimSpace(stderr.String()), secrets)}
 	case ctx.Err() != nil:
 		return buf.String(), fmt.Errorf("%s: `%s`: %w", c.name, shown, ctx.Err())
 	}
