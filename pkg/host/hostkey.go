@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,20 +132,11 @@ func appendAlgorithms(algos []string, keyType string) []string {
 		add = []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
 	}
 	for _, a := range add {
-		if !containsString(algos, a) {
+		if !slices.Contains(algos, a) {
 			algos = append(algos, a)
 		}
 	}
 	return algos
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pinnedKey checks the host's key against hostKey: an authorized_keys line
