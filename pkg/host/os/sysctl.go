@@ -69,7 +69,9 @@ func RenderSysctl(values map[string]string) []byte {
 // and newlines in values folded to spaces.
 const sysctlRead = `for k in "$@"; do
   if v=$(sysctl -n "$k" 2>&1); then s=ok; else s=err; fi
-  printf '%s\t%s\t%s\n' "$k" "$s" "$(printf '%s' "$v" | tr '\t\n' '  ')"
+  f=/proc/sys/$(printf '%s' "$k" | tr . /)
+  if [ -w "$f" ]; then w=rw; else w=ro; fi
+  printf '%s\t%s\t%s\t%s\n' "$k" "$s" "$w" "$(printf '%s' "$v" | tr '\t\n' '  ')"
 done`
 
 // sysctlWrite runs sysctl -w per key=value and prints key<TAB>stderr.
@@ -79,7 +81,10 @@ const sysctlWrite = `for kv in "$@"; do
 done`
 
 type sysctlValue struct {
-	ok    bool
+	ok bool
+	// readOnly: /proc/sys mounts the key read-only here (a node-wide key
+	// in a container), so setting it can only fail.
+	readOnly bool
 	value string // or the error message
 }
 
@@ -90,9 +95,9 @@ func readSysctls(ctx context.Context, r host.Runner, keys []string) (map[string]
 	}
 	got := map[string]sysctlValue{}
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) == 3 {
-			got[f[0]] = sysctlValue{ok: f[1] == "ok", value: strings.TrimSpace(f[2])}
+		f := strings.SplitN(line, "\t", 4)
+		if len(f) == 4 {
+			got[f[0]] = sysctlValue{ok: f[1] == "ok", readOnly: f[2] == "ro", value: strings.TrimSpace(f[3])}
 		}
 	}
 	for _, k := range keys {
@@ -138,6 +143,10 @@ func (s Sysctl) plan(ctx context.Context, r host.Runner) (diff []string, c Chang
 		switch {
 		case !v.ok:
 			c.Failed = append(c.Failed, Failure{Item: k, Reason: v.value})
+		case !sameValue(v.value, s.Values[k]) && v.readOnly:
+			// A dry run must say what a real run would do: this one
+			// would try and be refused, which is not a change.
+			c.Failed = append(c.Failed, Failure{Item: k, Reason: fmt.Sprintf("read-only on this host: stays %s", v.value)})
 		case !sameValue(v.value, s.Values[k]):
 			diff = append(diff, k)
 			c.actionf("set %s = %s (now %s)", k, strings.TrimSpace(s.Values[k]), v.value)

@@ -41,9 +41,9 @@ func TestSysctlPlanFromCapturedOutput(t *testing.T) {
 	values := map[string]string{"net.ipv4.ip_forward": "1", "net.ipv4.ping_group_range": "0 2147483647", "net.bridge.bridge-nf-call-iptables": "1"}
 	f := (&ostest.Fake{}).
 		On("base64", "present\n"+b64(RenderSysctl(values))).
-		On("sysctl -n", "net.bridge.bridge-nf-call-iptables\terr\tsysctl: cannot stat /proc/sys/net/bridge/bridge-nf-call-iptables: No such file or directory\n"+
-			"net.ipv4.ip_forward\tok\t0\n"+
-			"net.ipv4.ping_group_range\tok\t0 2147483647\n")
+		On("sysctl -n", "net.bridge.bridge-nf-call-iptables\terr\tro\tsysctl: cannot stat /proc/sys/net/bridge/bridge-nf-call-iptables: No such file or directory\n"+
+			"net.ipv4.ip_forward\tok\trw\t0\n"+
+			"net.ipv4.ping_group_range\tok\trw\t0 2147483647\n")
 	c, err := (Sysctl{Values: values, Path: path}).Plan(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
