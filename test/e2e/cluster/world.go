@@ -55,7 +55,7 @@ func provision(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{backend: backendName(), stage: stage, log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	w := &world{backend: backendName(), stage: stage, log: testLogger(t)}
 	switch w.backend {
 	case backendContainer:
 		w.provisionContainers(t)
@@ -167,6 +167,11 @@ func (w *world) setViews(t *testing.T, c *v1alpha1.Cluster, join string) {
 	n := countsFor(v.Apply)
 	t.Logf("backend %s: %d hosts (%d controllers, %d workers, %d infra) in the apply view; join host %q; stage only %v",
 		w.backend, n.Hosts, n.Controllers, n.Workers, n.Infra, v.Join, w.stage)
+}
+
+// testLogger logs through the test log.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 // testWriter sends log lines to the test log.

@@ -1,0 +1,84 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// TestThreeControllers applies to three controllers and a worker: the
+// first controller founds the cluster once, the other two join it one at a
+// time through the founder, and a second apply changes nothing.
+func TestThreeControllers(t *testing.T) {
+	stage, err := stageOnly()
+	require.NoError(t, err)
+	if stage {
+		t.Skipf("%s is set: founding and joining controllers needs a running engine", envStageOnly)
+	}
+	if backendName() != backendContainer {
+		t.Skipf("%s=%s: this walk brings up its own three-controller fleet; run the inventory backend's walks instead", envBackend, backendName())
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the container fleet needs root: run as root, as CI does")
+	}
+	w := &world{backend: backendContainer, log: testLogger(t)}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
+	require.NoError(t, err)
+	const name = "e2eha"
+	require.NoError(t, prov.Down(ctx, name))
+	f, err := prov.Up(ctx, fleet.Spec{Name: name, Control: 3, Worker: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if keep, _ := boolEnv(envKeep); !keep {
+			_ = prov.Down(context.Background(), name)
+		}
+	})
+	w.fleet, w.knownHosts = f, f.KnownHostsPath
+	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
+	require.NoError(t, err)
+	w.setViews(t, c, "")
+	in := newInspector(t, w)
+	pkg := buildTestPackage(t, engineVersion, engineVersionBuilt)
+
+	rep := runWhole(t, w, pkg.Path, w.applyPath, false)
+	var founded, joined []string
+	for _, ch := range rep.Ordered() {
+		switch {
+		case strings.HasSuffix(ch.What, "and found the cluster"):
+			founded = append(founded, ch.Host)
+		case strings.HasSuffix(ch.What, "and join as a controller"):
+			joined = append(joined, ch.Host)
+		}
+	}
+	assert.Equal(t, []string{"kc0"}, founded, "one founder")
+	assert.ElementsMatch(t, []string{"kc1", "kc2"}, joined, "two controllers join")
+
+	nodes := clusterNodes(t, in, "kc0")
+	require.Len(t, nodes, 4)
+	for n, node := range nodes {
+		assert.True(t, node.Ready, "%s Ready", n)
+	}
+	founder := in.root(t, "kc0", "cat /etc/rancher/k3s/config.yaml")
+	assert.Contains(t, founder, "cluster-init: true")
+	assert.NotContains(t, founder, "server:")
+	kc0, err := f.Host("kc0")
+	require.NoError(t, err)
+	for _, h := range []string{"kc1", "kc2"} {
+		assert.Contains(t, in.root(t, h, "cat /etc/rancher/k3s/config.yaml"), fmt.Sprintf("server: https://%s:6443", kc0.Address), "%s joined through the founder", h)
+	}
+
+	again := runWhole(t, w, pkg.Path, w.applyPath, false)
+	assert.Empty(t, again.Changes(), "a second apply on the converged cluster changes nothing")
+	assert.Zero(t, again.BytesUploaded())
+}
