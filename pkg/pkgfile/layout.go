@@ -64,18 +64,6 @@ func FileName(name string, arches []string, version string, uncompressed bool) s
 	return n + ".tar.zst"
 }
 
-// isCompressedName tells the two package formats apart by extension, as the
-// earlier tool did.
-func isCompressedName(p string) (bool, error) {
-	switch {
-	case strings.HasSuffix(p, ".tar.zst"), strings.HasSuffix(p, ".tzst"):
-		return true, nil
-	case strings.HasSuffix(p, ".tar"):
-		return false, nil
-	}
-	return false, fmt.Errorf("%s: a package ends in .tar.zst or .tar", p)
-}
-
 // checkEntryName refuses anything a reader must not write outside its
 // directory, or that no writer of this layout produces.
 func checkEntryName(name string) error {

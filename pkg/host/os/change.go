@@ -39,13 +39,6 @@ func (c *Change) warnf(format string, args ...any) {
 	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
 }
 
-// merge appends o to c.
-func (c *Change) merge(o Change) {
-	c.Actions = append(c.Actions, o.Actions...)
-	c.Failed = append(c.Failed, o.Failed...)
-	c.Warnings = append(c.Warnings, o.Warnings...)
-}
-
 // Step is one host preparation. Plan only reads; Apply converges the host
 // and on a host already converged changes nothing and returns no actions.
 type Step interface {

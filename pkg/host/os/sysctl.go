@@ -85,7 +85,7 @@ type sysctlValue struct {
 	// readOnly: /proc/sys mounts the key read-only here (a node-wide key
 	// in a container), so setting it can only fail.
 	readOnly bool
-	value string // or the error message
+	value    string // or the error message
 }
 
 func readSysctls(ctx context.Context, r host.Runner, keys []string) (map[string]sysctlValue, error) {

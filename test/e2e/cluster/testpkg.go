@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -42,12 +41,6 @@ type testPackage struct {
 	Image string
 	// Files are the definition's targets by what they are, for assertions.
 	MOTD, Binary, Deb string
-}
-
-// repoRoot finds the module root from this package's directory.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // buildTestEngine builds the test engine stamped with version as a k3s.

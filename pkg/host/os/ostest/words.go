@@ -12,8 +12,8 @@ func Words(cmd string) []string {
 	in := false
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
-		switch {
-		case c == '\'':
+		switch c {
+		case '\'':
 			j := strings.IndexByte(cmd[i+1:], '\'')
 			if j < 0 {
 				j = len(cmd) - i - 1
@@ -21,7 +21,7 @@ func Words(cmd string) []string {
 			b.WriteString(cmd[i+1 : i+1+j])
 			i += j + 1
 			in = true
-		case c == '"':
+		case '"':
 			for i++; i < len(cmd) && cmd[i] != '"'; i++ {
 				if cmd[i] == '\\' && i+1 < len(cmd) {
 					i++
@@ -29,7 +29,7 @@ func Words(cmd string) []string {
 				b.WriteByte(cmd[i])
 			}
 			in = true
-		case c == ' ' || c == '\t' || c == '\n':
+		case ' ', '\t', '\n':
 			if in {
 				words = append(words, b.String())
 				b.Reset()
