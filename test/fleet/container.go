@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sync/errgroup"
 )
 
 // Container is the systemd-nspawn backend: each host is a container with
@@ -95,8 +96,9 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 	start := time.Now()
 	f, paths, err := c.create(ctx, spec, dir, lowers)
 	if err != nil {
-		// Nothing booted yet, so nothing is worth inspecting: roll back.
-		if derr := c.down(ctx, spec.Name, dir); derr != nil {
+		// Nothing booted yet, so nothing is worth inspecting: roll back,
+		// even when ctx was cancelled (Ctrl-C) halfway through.
+		if derr := c.down(context.WithoutCancel(ctx), spec.Name, dir); derr != nil {
 			err = errors.Join(err, fmt.Errorf("rolling back: %w", derr))
 		}
 		return nil, err
@@ -167,14 +169,31 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 	}
 	paths := map[string]hostPaths{}
 	for _, h := range st.Hosts {
-		p := pathsFor(dir, h.Name)
-		paths[h.Name] = p
-		if err := prepareHost(ctx, st, p, h, keyDirs[h.Name], string(pubBytes)); err != nil {
-			return nil, nil, err
-		}
-		if _, err := startHost(p, netnsName(spec.Name, h.Name), h); err != nil {
-			return nil, nil, err
-		}
+		paths[h.Name] = pathsFor(dir, h.Name)
+	}
+	// The first host hashes the sudo password; the others reuse the hash
+	// and are prepared and started a few at a time (the work is mostly
+	// waiting on mount, chroot and fork).
+	first := st.Hosts[0]
+	shadow, err := prepareHost(ctx, st, paths[first.Name], first, keyDirs[first.Name], string(pubBytes), "")
+	if err != nil {
+		return nil, nil, err
+	}
+	var g errgroup.Group
+	g.SetLimit(4)
+	for i, h := range st.Hosts {
+		g.Go(func() error {
+			if i > 0 {
+				if _, err := prepareHost(ctx, st, paths[h.Name], h, keyDirs[h.Name], string(pubBytes), shadow); err != nil {
+					return err
+				}
+			}
+			_, err := startHost(paths[h.Name], netnsName(spec.Name, h.Name), h)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 	return f, paths, nil
 }
@@ -225,7 +244,7 @@ func (c *Container) leftovers(ctx context.Context, name string) []string {
 		found = append(found, "state in "+dir)
 	}
 	if ps := fleetProcs(name); len(ps) > 0 {
-		found = append(found, fmt.Sprintf("%d systemd-nspawn process(es)", len(ps)))
+		found = append(found, fmt.Sprintf("%d host process(es) (systemd-nspawn and its supervisor loop)", len(ps)))
 	}
 	if ms, _ := mountsUnder(dir); len(ms) > 0 {
 		found = append(found, fmt.Sprintf("%d mount(s) under %s", len(ms), dir))

@@ -34,15 +34,17 @@ func pathsFor(fleetDir, host string) hostPaths {
 // prepareHost mounts a host's overlay and gives it its identity: hostname,
 // /etc/hosts, its cached SSH host keys, the fleet key for every login user,
 // and the fleet's sudo password for sudopw. All of it lands in the host's
-// upper dir; the shared layers are never written.
-func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostKeyDir, fleetPub string) error {
+// upper dir; the shared layers are never written. shadowEntry is sudopw's
+// /etc/shadow line from a host prepared before (empty for the first); the
+// line is returned for the next.
+func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostKeyDir, fleetPub, shadowEntry string) (string, error) {
 	for _, d := range []string{p.upper, p.work, p.merged} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("%s: %w", h.Name, err)
+			return "", fmt.Errorf("%s: %w", h.Name, err)
 		}
 	}
 	if err := mountOverlay(st.Lowers, p.upper, p.work, p.merged); err != nil {
-		return fmt.Errorf("%s: %w", h.Name, err)
+		return "", fmt.Errorf("%s: %w", h.Name, err)
 	}
 	m := p.merged
 	files := []layerFile{
@@ -54,7 +56,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 			name := "ssh_host_" + t + "_key" + suffix
 			b, err := os.ReadFile(filepath.Join(hostKeyDir, name))
 			if err != nil {
-				return fmt.Errorf("%s: host key: %w", h.Name, err)
+				return "", fmt.Errorf("%s: host key: %w", h.Name, err)
 			}
 			mode := os.FileMode(0o600) // sshd refuses a private host key others can read
 			if suffix != "" {
@@ -65,39 +67,86 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 	}
 	for _, f := range files {
 		if err := writeFileMode(filepath.Join(m, f.Path), f.Content, f.Mode); err != nil {
-			return fmt.Errorf("%s: %w", h.Name, err)
+			return "", fmt.Errorf("%s: %w", h.Name, err)
 		}
 	}
 	users, err := readPasswd(filepath.Join(m, "etc/passwd"))
 	if err != nil {
-		return fmt.Errorf("%s: %w", h.Name, err)
+		return "", fmt.Errorf("%s: %w", h.Name, err)
 	}
 	for _, name := range append([]string{UserRoot}, fleetUsers...) {
 		u, ok := users[name]
 		if !ok {
-			return fmt.Errorf("%s: user %s missing from the image (stale rootfs? run dev:fleetImage)", h.Name, name)
+			return "", fmt.Errorf("%s: user %s missing from the image (stale rootfs? run dev:fleetImage)", h.Name, name)
 		}
 		dir := filepath.Join(m, u.home, ".ssh")
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("%s: %w", h.Name, err)
+			return "", fmt.Errorf("%s: %w", h.Name, err)
 		}
 		ak := filepath.Join(dir, "authorized_keys")
 		if err := writeFileMode(ak, fleetPub, 0o600); err != nil {
-			return fmt.Errorf("%s: %w", h.Name, err)
+			return "", fmt.Errorf("%s: %w", h.Name, err)
 		}
 		for _, f := range []string{dir, ak} {
 			if err := os.Lchown(f, u.uid, u.gid); err != nil {
-				return fmt.Errorf("%s: %w", h.Name, err)
+				return "", fmt.Errorf("%s: %w", h.Name, err)
 			}
 		}
 	}
-	// chpasswd inside the host's own tree hashes the password the way its
-	// PAM expects (yescrypt on bookworm); nothing on this machine has to
-	// know the scheme.
-	if _, err := commandInput(ctx, UserSudoPassword+":"+st.SudoPassword+"\n", "chroot", m, "/usr/sbin/chpasswd"); err != nil {
-		return fmt.Errorf("%s: set %s password: %w", h.Name, UserSudoPassword, err)
+	entry, err := setSudoPassword(ctx, m, st.SudoPassword, shadowEntry)
+	if err != nil {
+		return "", fmt.Errorf("%s: set %s password: %w", h.Name, UserSudoPassword, err)
 	}
-	return nil
+	return entry, nil
+}
+
+// setSudoPassword gives sudopw the fleet's password and returns its
+// /etc/shadow line. With no line given, chpasswd inside the host's own tree
+// hashes the password the way its PAM expects (yescrypt on bookworm), so
+// nothing on this machine has to know the scheme; the other hosts of the
+// fleet get that line copied in, because each yescrypt hash costs 0.1-0.4 s
+// of CPU.
+func setSudoPassword(ctx context.Context, root, password, entry string) (string, error) {
+	shadow := filepath.Join(root, "etc/shadow")
+	if entry == "" {
+		if _, err := commandInput(ctx, UserSudoPassword+":"+password+"\n", "chroot", root, "/usr/sbin/chpasswd"); err != nil {
+			return "", err
+		}
+		b, err := os.ReadFile(shadow)
+		if err != nil {
+			return "", err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, UserSudoPassword+":") {
+				return line, nil
+			}
+		}
+		return "", fmt.Errorf("%s has no %s entry after chpasswd", shadow, UserSudoPassword)
+	}
+	st, err := os.Stat(shadow)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(shadow)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(string(b), "\n")
+	found := false
+	for i, line := range lines {
+		if strings.HasPrefix(line, UserSudoPassword+":") {
+			lines[i], found = entry, true
+		}
+	}
+	if !found {
+		return "", fmt.Errorf("%s has no %s entry", shadow, UserSudoPassword)
+	}
+	// Written in place (the overlay copies it up), keeping the mode and
+	// owner (root:shadow 0640) the file already has.
+	if err := os.WriteFile(shadow, []byte(strings.Join(lines, "\n")), st.Mode().Perm()); err != nil {
+		return "", err
+	}
+	return entry, nil
 }
 
 // writeFileMode writes a file with exactly mode (os.WriteFile's is masked
