@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// concurrency is cargoship's default (settings: 30) and Ansible's forks.
+const concurrency = 30
+
+// runCargoship walks apply's staging half over a fleet, as
+// `cargoship apply --update-hosts --update-firewall` would up to the
+// engine's start. Loading (opening and verifying the package) is not timed:
+// the brief measures the walk; it is reported beside it.
+func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slog.Logger) (walk, load time.Duration, err error) {
+	start := time.Now()
+	l, err := action.Load(ctx, action.Options{
+		PackagePath: pkg,
+		ClusterPath: f.InventoryPath,
+		ClusterDir:  filepath.Dir(f.InventoryPath),
+		TmpDir:      tmp,
+		Log:         log,
+		Phase: phase.Options{
+			UpdateHosts:       true,
+			UpdateFirewall:    true,
+			Concurrency:       concurrency,
+			UploadConcurrency: concurrency,
+			KnownHostsPath:    f.KnownHostsPath,
+			LookupEnv:         os.LookupEnv,
+		},
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("loading: %w", err)
+	}
+	defer l.Close()
+	load = time.Since(start)
+	start = time.Now()
+	if err := action.Run(ctx, l, action.StagePhases()); err != nil {
+		return 0, load, fmt.Errorf("stage walk: %w", err)
+	}
+	return time.Since(start), load, nil
+}
