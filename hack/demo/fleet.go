@@ -144,8 +144,8 @@ func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 		add(a)
 	}
 	r.Attrs(add)
-	fmt.Fprintln(os.Stdout, b.String())
-	return nil
+	_, err := fmt.Fprintln(os.Stdout, b.String())
+	return err
 }
 
 func (h lineHandler) WithAttrs(as []slog.Attr) slog.Handler {

@@ -59,7 +59,11 @@ func runInstall(cmd *cobra.Command, app *App, f *installFlags, pkgPath string, p
 	if err != nil {
 		return err
 	}
-	defer loaded.Close()
+	defer func() {
+		// Close only removes the package's extracted temp directory; the
+		// run's outcome is what the command reports.
+		_ = loaded.Close()
+	}()
 	runErr := action.Run(cmd.Context(), loaded, phases)
 	_, _ = fmt.Fprint(app.Out, loaded.State.Report.Summary(o.Phase.DryRun))
 	return runErr

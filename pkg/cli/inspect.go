@@ -55,7 +55,10 @@ func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) erro
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	defer func() {
+		// Close only removes what Open extracted; the output is written.
+		_ = p.Close()
+	}()
 	if fl.json {
 		return writeInspectJSON(app.Out, p)
 	}
@@ -106,8 +109,11 @@ func writeInspectJSON(w io.Writer, p *pkgfile.Package) error {
 
 func writeInspectText(w io.Writer, p *pkgfile.Package) error {
 	d := p.Distro
+	// Every line written to a tabwriter here has a tab in it, so the
+	// tabwriter buffers it until Flush writes to w: a failing w shows up in
+	// Flush's error, which is checked, so the writes into tw are not.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row := func(k, v string) { _, _ = fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	row("Package", fmt.Sprintf("%s (%s)", p.Path, inspectBytes(p.Size)))
 	row("Verified", fmt.Sprintf("%d entries match checksums.txt (sha256 %s…), none missing, none extra", len(p.Entries()), p.Manifest.Package.Checksums[:12]))
 	switch {
@@ -139,26 +145,30 @@ func writeInspectText(w io.Writer, p *pkgfile.Package) error {
 		if len(entries) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s\n", inspectKindTitle[kind])
+		if _, err := fmt.Fprintf(w, "\n%s\n", inspectKindTitle[kind]); err != nil {
+			return err
+		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ENTRY\tTARGET\tMODE\tOWNER\tSIZE\tSHA256\tSELECTOR")
+		_, _ = fmt.Fprintln(tw, "ENTRY\tTARGET\tMODE\tOWNER\tSIZE\tSHA256\tSELECTOR")
 		for _, e := range entries {
 			target := e.Target
 			if e.Module != "" {
 				target = "module " + e.Module
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, inspectOrDash(target), e.Mode, inspectOwner(e), inspectBytes(e.Size), e.SHA256[:12], inspectSelector(e.Selector))
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, inspectOrDash(target), e.Mode, inspectOwner(e), inspectBytes(e.Size), e.SHA256[:12], inspectSelector(e.Selector))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
 	for _, e := range p.EntriesOf(pkgfile.KindImages) {
-		fmt.Fprintf(w, "\nImages for %s: %s (%s, sha256 %s…)\n", e.Architecture, e.Name, inspectBytes(e.Size), e.SHA256[:12])
+		if _, err := fmt.Fprintf(w, "\nImages for %s: %s (%s, sha256 %s…)\n", e.Architecture, e.Name, inspectBytes(e.Size), e.SHA256[:12]); err != nil {
+			return err
+		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "REF\tDIGEST\tSIZE")
+		_, _ = fmt.Fprintln(tw, "REF\tDIGEST\tSIZE")
 		for _, img := range e.Images {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", img.Ref, img.Digest, inspectBytes(img.Size))
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\n", img.Ref, img.Digest, inspectBytes(img.Size))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

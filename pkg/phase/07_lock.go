@@ -74,7 +74,9 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		p.Release(context.WithoutCancel(ctx))
+		// Give back the locks taken before the failure; CleanUp logs a
+		// failed release, and the acquire error is the one to return.
+		p.CleanUp(context.WithoutCancel(ctx))
 		return err
 	}
 	refreshCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

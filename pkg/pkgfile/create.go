@@ -173,7 +173,11 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 	if err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
-	defer os.RemoveAll(stageDir)
+	defer func() {
+		// Best-effort cleanup of scratch files: the package is written (or
+		// the error returned) either way.
+		_ = os.RemoveAll(stageDir)
+	}()
 
 	staged, err := b.stage(ctx, stageDir)
 	if err != nil {
@@ -244,8 +248,10 @@ func writePackage(ctx context.Context, path string, compressed bool, manifest, s
 	done := false
 	defer func() {
 		if !done {
+			// Already failing: the partial file is removed best-effort and
+			// the original error is the one returned.
 			f.Close()
-			os.Remove(f.Name())
+			_ = os.Remove(f.Name())
 		}
 	}()
 	if err := f.Chmod(0o644); err != nil {

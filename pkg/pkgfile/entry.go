@@ -31,7 +31,7 @@ func (p *Package) OpenEntry(name string) (io.ReadCloser, error) {
 	for {
 		h, err := s.next()
 		if err != nil {
-			s.Close()
+			_ = s.Close() // read-only: the read error is the one to report
 			if errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("package %s: missing entry %s (the file changed since it was opened)", p.Path, name)
 			}
@@ -93,7 +93,7 @@ func (p *Package) extractStream(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }() // read-only stream: closing loses nothing
 	for {
 		h, err := s.next()
 		if errors.Is(err, io.EOF) {

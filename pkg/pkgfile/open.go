@@ -88,7 +88,7 @@ func (p *Package) verify(ctx context.Context, opts OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }() // read-only stream: closing loses nothing
 	sums, err := p.readHead(s, opts)
 	if err != nil {
 		return err

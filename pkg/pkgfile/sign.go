@@ -61,7 +61,11 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer os.Remove(f.Name())
+	defer func() {
+		// Removes the temp file on failure; after the rename it is gone and
+		// Remove's error (not found) is expected.
+		_ = os.Remove(f.Name())
+	}()
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)

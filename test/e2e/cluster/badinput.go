@@ -94,7 +94,7 @@ func expectRefusal(t *testing.T, w *world, pkgPath, inventory, words string) {
 	o.Phase.ConnectTimeout = 5e9
 	l, err := action.Load(context.Background(), o)
 	if err == nil {
-		defer l.Close()
+		defer func() { _ = l.Close() }() // only removes the extracted package's temp dir
 		err = action.Run(context.Background(), l, action.ApplyPhases())
 	}
 	if err == nil {
