@@ -84,7 +84,7 @@ func (d *demo) writeDefinition(image string) error {
 	}
 	var files strings.Builder
 	for _, f := range layout {
-		src := f.Source
+		var src string
 		profile := ""
 		switch f.Role {
 		case testengine.RoleServer:

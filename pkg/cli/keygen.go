@@ -67,7 +67,7 @@ func runKeygen(cmd *cobra.Command, app *App, fl keygenFlags) error {
 	if err := pkgfile.WriteKeyPair(priv, pub, privKey, fl.force); err != nil {
 		return err
 	}
-	app.Log.Info("key pair written", "private", priv, "public", pub, "keyID", pkgfile.KeyID(pubKey))
+	app.Log.Info("key pair written", "private", priv, "public", pub, "keyId", pkgfile.KeyID(pubKey))
 	_, err = fmt.Fprintf(app.Out, "private key: %s (keep it secret)\npublic key:  %s\nkey id:      %s\n", priv, pub, pkgfile.KeyID(pubKey))
 	return err
 }

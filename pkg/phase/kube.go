@@ -55,7 +55,7 @@ func (s *State) WaitReady(ctx context.Context, h *Host, version string) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	name := h.NodeName()
-	last := "not registered"
+	var last string
 	for {
 		n, err := s.node(ctx, name)
 		switch {

@@ -73,7 +73,7 @@ func isCleanAbsPath(p string) bool {
 func isLabelKey(k string) bool {
 	prefix, name, hasPrefix := strings.Cut(k, "/")
 	if !hasPrefix {
-		name, prefix = prefix, ""
+		name = prefix // no "/": Cut left the whole key in prefix
 	} else if !isDNSName(prefix) {
 		return false
 	}

@@ -224,7 +224,7 @@ func unknownMessage(key string, fields map[string]reflect.Type) string {
 	best, bestDist := "", 3
 	for k := range fields {
 		if strings.EqualFold(k, key) {
-			best, bestDist = k, 0
+			best = k
 			break
 		}
 		if dist := editDistance(strings.ToLower(k), strings.ToLower(key)); dist < bestDist || dist == bestDist && k < best {
