@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,12 +104,11 @@ func compareDocDirs(t *testing.T, have, fresh string) []string {
 // goTool is the go command that runs this test.
 func goTool(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("no go command on PATH or in GOROOT to run hack/gendocs with: %v", err)
+	// go test puts its own GOROOT/bin first on PATH, so this finds the go
+	// command that runs the test.
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH to run hack/gendocs with: %v", err)
 	}
 	return p
 }

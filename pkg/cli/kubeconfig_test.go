@@ -68,7 +68,7 @@ func TestEngineFlagsSetThePhaseOptions(t *testing.T) {
 	assert.True(t, o.LabelNodes)
 
 	_, err = parse("--kubeconfig-out", "-")
-	assert.ErrorContains(t, err, "apply prints its summary on stdout")
+	require.ErrorContains(t, err, "apply prints its summary on stdout")
 	_, err = parse("--kubeconfig-out", t.TempDir())
 	assert.ErrorContains(t, err, "is a directory")
 }

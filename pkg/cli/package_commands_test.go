@@ -51,13 +51,13 @@ func TestKeygenWritesAKeyPair(t *testing.T) {
 	assert.Contains(t, out, pkgfile.KeyID(key))
 
 	_, _, err = runCLI(t, nil, "keygen", "--out", dir)
-	assert.ErrorContains(t, err, "refusing to overwrite")
+	require.ErrorContains(t, err, "refusing to overwrite")
 	_, _, err = runCLI(t, nil, "keygen", "--out", dir, "--force")
-	assert.NoError(t, err)
+	require.NoError(t, err)
 
 	p := filepath.Join(t.TempDir(), "signing.key")
 	_, _, err = runCLI(t, nil, "keygen", "--private-key", p)
-	assert.ErrorContains(t, err, "both --private-key and --public-key")
+	require.ErrorContains(t, err, "both --private-key and --public-key")
 	_, _, err = runCLI(t, nil, "keygen", "--private-key", p, "--public-key", p+".pub")
 	require.NoError(t, err)
 	_, err = pkgfile.LoadPrivateKey(p)
@@ -103,7 +103,7 @@ func TestCreateSignInspectVerify(t *testing.T) {
 	_, _, err = runCLI(t, nil, "keygen", "--out", other)
 	require.NoError(t, err)
 	_, _, err = runCLI(t, nil, "inspect", pkg, "--verify-key", filepath.Join(other, pkgfile.PublicKeyFile))
-	assert.ErrorContains(t, err, "signature does not verify")
+	require.ErrorContains(t, err, "signature does not verify")
 
 	unsignedDir := t.TempDir()
 	out, _, err = runCLI(t, nil, "create", demoDef, "-o", unsignedDir)
@@ -145,8 +145,8 @@ func TestCreateReportsABadDefinitionWithItsLocation(t *testing.T) {
 	out := t.TempDir()
 	_, _, err := runCLI(t, nil, "create", dir, "-o", out)
 	require.Error(t, err)
-	assert.ErrorContains(t, err, def+":3:")
-	assert.ErrorContains(t, err, "metadata.name")
+	require.ErrorContains(t, err, def+":3:")
+	require.ErrorContains(t, err, "metadata.name")
 	entries, _ := os.ReadDir(out)
 	assert.Empty(t, entries)
 }

@@ -89,7 +89,7 @@ func TestPortsPerRole(t *testing.T) {
 	assert.Contains(t, got, port("9099", "tcp"))
 	assert.NotContains(t, got, port("9345", "tcp"), "workers serve no supervisor")
 	_, err = rke2.Ports(false, map[string]any{"cni": "weave"})
-	assert.ErrorContains(t, err, "weave")
+	require.ErrorContains(t, err, "weave")
 
 	up, _ := For(v1alpha1.EngineUpstream)
 	got, err = up.Ports(true, nil)
@@ -106,7 +106,7 @@ func TestNetwork(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Network{PodCIDRs: []string{"10.52.0.0/16", "fd00:52::/56"}, ServiceCIDRs: []string{"10.53.0.0/16"}}, n)
 	_, err = k3s.Network(map[string]any{"cluster-cidr": "10.52.0.0"})
-	assert.ErrorContains(t, err, "not a CIDR")
+	require.ErrorContains(t, err, "not a CIDR")
 
 	up, _ := For(v1alpha1.EngineUpstream)
 	n, err = up.Network(map[string]any{"clusterConfiguration": map[string]any{"networking": map[string]any{"podSubnet": "10.244.0.0/16"}}})
@@ -144,7 +144,7 @@ users:
 	assert.Contains(t, s, "certificate-authority-data: LS0tLS1CRUdJTg==")
 
 	_, err = AdminKubeconfig(raw, "10.0.0.10")
-	assert.ErrorContains(t, err, "https://")
+	require.ErrorContains(t, err, "https://")
 	_, err = AdminKubeconfig([]byte("kind: Config\n"), ServerURL("10.0.0.10", 6443))
 	assert.ErrorContains(t, err, "no cluster")
 }

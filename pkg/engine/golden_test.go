@@ -84,14 +84,13 @@ func mustYAML(t *testing.T, s string) map[string]any {
 }
 
 type goldenCase struct {
-	name     string
-	cluster  string
-	host     string
-	leader   string
-	vipUp    bool
-	skip     string // an engine the case does not apply to
-	prepare  func(t *testing.T, f fixture, in *RenderInput)
-	expected string
+	name    string
+	cluster string
+	host    string
+	leader  string
+	vipUp   bool
+	skip    string // an engine the case does not apply to
+	prepare func(t *testing.T, f fixture, in *RenderInput)
 }
 
 var goldenCases = []goldenCase{

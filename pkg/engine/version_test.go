@@ -48,9 +48,9 @@ func TestParseVersionRealOutputs(t *testing.T) {
 
 func TestParseVersionRefuses(t *testing.T) {
 	_, err := ParseVersion("")
-	assert.ErrorIs(t, err, ErrNotInstalled)
+	require.ErrorIs(t, err, ErrNotInstalled)
 	_, err = ParseVersion("  \n")
-	assert.ErrorIs(t, err, ErrNotInstalled)
+	require.ErrorIs(t, err, ErrNotInstalled)
 	for _, out := range []string{
 		"k3s version dev (HEAD)\ngo version go1.23.6", // a build without ldflags
 		"go version go1.23.6",
@@ -58,7 +58,7 @@ func TestParseVersionRefuses(t *testing.T) {
 		"1.35",
 	} {
 		_, err := ParseVersion(out)
-		assert.Error(t, err, out)
+		require.Error(t, err, out)
 		assert.NotErrorIs(t, err, ErrNotInstalled, out)
 	}
 }

@@ -111,9 +111,9 @@ func TestKubeconfigPhaseWithoutARunningController(t *testing.T) {
 
 	s.Options.KubeconfigOut = filepath.Join(t.TempDir(), "k")
 	s.Hosts[0].EngineRunning = false
-	assert.ErrorContains(t, p.Prepare(ctx, s), "no controller runs k3s")
+	require.ErrorContains(t, p.Prepare(ctx, s), "no controller runs k3s")
 	s.Options.DryRun = true
-	assert.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
+	require.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
 
 	s.Hosts[0].EngineRunning = true
 	assert.ErrorContains(t, p.Prepare(ctx, s), "reading the admin kubeconfig", "c1 has no kubeconfig")

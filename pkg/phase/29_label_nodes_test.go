@@ -67,7 +67,7 @@ func TestLabelNodesNeedsEveryNodeJoined(t *testing.T) {
 	runners["c1"].nodes = func() string { return nodesJSON(t, map[string]map[string]string{"c1": nil}) }
 	ctx := context.Background()
 	p := &LabelNodes{}
-	assert.ErrorContains(t, p.Prepare(ctx, s), "node(s) w1 are not in the cluster")
+	require.ErrorContains(t, p.Prepare(ctx, s), "node(s) w1 are not in the cluster")
 
 	s.Options.DryRun = true
 	require.NoError(t, p.Prepare(ctx, s), "a dry run plans for nodes earlier phases would join")
@@ -76,7 +76,7 @@ func TestLabelNodesNeedsEveryNodeJoined(t *testing.T) {
 	assert.Contains(t, plan, Change{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true once it joins"})
 
 	s.Hosts[0].EngineRunning = false
-	assert.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
+	require.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
 	s.Options.LabelNodes = false
 	require.NoError(t, p.Prepare(ctx, s))
 	assert.False(t, p.ShouldRun(), "off")

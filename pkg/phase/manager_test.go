@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,15 +14,14 @@ import (
 
 // recorder is a test phase that logs every call the manager makes.
 type recorder struct {
-	title    string
-	calls    *[]string
-	mode     DryRunMode
-	should   bool
-	runErr   error
-	prepErr  error
-	planned  []Change
-	onRun    func()
-	declares bool
+	title   string
+	calls   *[]string
+	mode    DryRunMode
+	should  bool
+	runErr  error
+	prepErr error
+	planned []Change
+	onRun   func()
 }
 
 func (r *recorder) Title() string { return r.title }
@@ -127,7 +125,7 @@ func TestManagerDryRun(t *testing.T) {
 		outcomes = append(outcomes, tm.Outcome)
 	}
 	assert.Equal(t, []string{"ran", "reported", "skipped", "unassessed", "dry-run"}, outcomes)
-	assert.True(t, strings.Contains(m.State.Report.Summary(true), "would change"))
+	assert.Contains(t, m.State.Report.Summary(true), "would change")
 }
 
 func TestParallelCollectsEveryHostError(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -220,8 +219,8 @@ func TestCreateFailuresLeaveNoPackage(t *testing.T) {
 			opts.Retries = 2
 			_, err := Create(context.Background(), opts)
 			require.Error(t, err)
-			assert.ErrorContains(t, err, tc.want)
-			assert.ErrorContains(t, err, "spec.config.files[0]", "the error names the definition field")
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, "spec.config.files[0]", "the error names the definition field")
 			t.Log(err)
 			assert.Empty(t, dirNames(t, opts.OutputDir), "no package, partial or whole")
 			assert.Empty(t, dirNames(t, opts.TmpDir), "staging removed")
@@ -237,7 +236,7 @@ func TestCreateMismatchIsATypedError(t *testing.T) {
 	srv := newFileServer(t, map[string][]byte{"/file": []byte("x")})
 	_, err := Create(context.Background(), createOpts(t, definitionWithFile(t, srv.url("/file"), strings.Repeat("a", 64))))
 	var mm *fetch.MismatchError
-	require.True(t, errors.As(err, &mm), "%v", err)
+	require.ErrorAs(t, err, &mm)
 	assert.Equal(t, sha256Hex([]byte("x")), mm.Actual)
 }
 
@@ -250,8 +249,8 @@ func TestCreateRefusesBadDefinitionBeforeFetching(t *testing.T) {
 	opts := createOpts(t, dir)
 	_, err := Create(context.Background(), opts)
 	var de *v1alpha1.DocumentError
-	require.True(t, errors.As(err, &de), "%v", err)
-	assert.ErrorContains(t, err, "spec.type")
+	require.ErrorAs(t, err, &de)
+	require.ErrorContains(t, err, "spec.type")
 	assert.Equal(t, 0, srv.total(), "nothing fetched for a bad definition")
 	assert.Empty(t, dirNames(t, opts.OutputDir))
 }
@@ -319,7 +318,7 @@ func TestCreateFailingActionStopsAndRunsOnFailure(t *testing.T) {
 	opts := createOpts(t, dir)
 	_, err := Create(context.Background(), opts)
 	require.ErrorContains(t, err, "spec.actions.onCreate.before[0] (record what built the demo)")
-	assert.ErrorContains(t, err, "exit status 3")
+	require.ErrorContains(t, err, "exit status 3")
 	got, err := os.ReadFile(filepath.Join(dir, "failure-ran"))
 	require.NoError(t, err)
 	assert.Equal(t, "cleaned\n", string(got))

@@ -41,7 +41,7 @@ func TestEveryExampleLoadsAndPlans(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, planned)
 			for _, pe := range planned {
-				assert.NoError(t, checkEntryName(pe.Name))
+				require.NoError(t, checkEntryName(pe.Name))
 				if pe.Source != "" && !strings.Contains(pe.Source, "://") {
 					_, err := os.Stat(filepath.Join(filepath.Dir(def), pe.Source))
 					assert.NoError(t, err, "%s: local source", pe.field)

@@ -182,7 +182,7 @@ func TestCreateFailsOnAMissingImageAndLeavesNothing(t *testing.T) {
 	opts.InsecureRegistry = true
 	_, err := Create(t.Context(), opts)
 	require.ErrorContains(t, err, "demo/missing:9.9")
-	assert.ErrorContains(t, err, "spec.config.imageConfig.images")
+	require.ErrorContains(t, err, "spec.config.imageConfig.images")
 	assert.Empty(t, dirNames(t, opts.OutputDir))
 	assert.Empty(t, dirNames(t, opts.TmpDir))
 }

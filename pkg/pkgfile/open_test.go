@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func readPackageEntries(t testing.TB, path string) []tarEntry {
 	var out []tarEntry
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		require.NoError(t, err)
@@ -184,9 +185,9 @@ func TestOpenRejectsEveryTampering(t *testing.T) {
 				_, err := Open(tc.pkg, OpenOptions{PublicKey: tc.key, TmpDir: tmp, VerifyOnly: verifyOnly})
 				require.Error(t, err)
 				for _, w := range tc.want {
-					assert.ErrorContains(t, err, w)
+					require.ErrorContains(t, err, w)
 				}
-				assert.ErrorContains(t, err, tc.pkg, "the error names the package")
+				require.ErrorContains(t, err, tc.pkg, "the error names the package")
 				assert.Empty(t, dirNames(t, tmp), "a failed open leaves nothing extracted")
 			}
 		})
@@ -220,11 +221,11 @@ func TestOpenEntryAndExtract(t *testing.T) {
 			assert.Len(t, readEntry(t, p, e.Name), int(e.Size), e.Name)
 		}
 		_, err = p.OpenEntry("files/7/nothing")
-		assert.ErrorContains(t, err, "no entry files/7/nothing")
+		require.ErrorContains(t, err, "no entry files/7/nothing")
 
 		path, err := p.EntryPath("os/0/demo-engine")
 		if verifyOnly {
-			assert.ErrorContains(t, err, "verify-only")
+			require.ErrorContains(t, err, "verify-only")
 		} else {
 			require.NoError(t, err)
 			b, _ := os.ReadFile(path)

@@ -38,7 +38,7 @@ func TestKeyPairFilesRoundTrip(t *testing.T) {
 	require.NoError(t, WriteKeyPair(priv, pub, privKey, true))
 
 	_, err = LoadPublicKey(priv)
-	assert.ErrorContains(t, err, `"PRIVATE KEY" PEM block; want "PUBLIC KEY"`)
+	require.ErrorContains(t, err, `"PRIVATE KEY" PEM block; want "PUBLIC KEY"`)
 	writeFile(t, filepath.Join(dir, "junk"), []byte("not pem"), 0o600)
 	_, err = LoadPrivateKey(filepath.Join(dir, "junk"))
 	assert.ErrorContains(t, err, "no PEM block")

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,7 +114,8 @@ func checkCorpusFile(t *testing.T, kind, path string) {
 		t.Errorf("want no error, got: %v", err)
 	}
 	if err != nil && findings.HasErrors() {
-		if _, ok := err.(*DocumentError); !ok {
+		var de *DocumentError
+		if !errors.As(err, &de) {
 			t.Errorf("error is %T, want *DocumentError", err)
 		}
 	}

@@ -49,7 +49,7 @@ func joinWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	n, ok := after[w.views.Join]
 	require.True(t, ok, "the join host %s is a node", w.views.Join)
 	assert.True(t, n.Ready, "%s Ready", n.Name)
-	assert.True(t, strings.Contains(n.KubeletVersion, strings.TrimSuffix(pkg.Version, "-k3s1")), "%s runs the cluster's version, got %s", n.Name, n.KubeletVersion)
+	assert.Contains(t, n.KubeletVersion, strings.TrimSuffix(pkg.Version, "-k3s1"), "%s runs the cluster's version, got %s", n.Name, n.KubeletVersion)
 
 	joinAddr := ""
 	for _, h := range w.views.All.Spec.Hosts {
