@@ -62,7 +62,7 @@ func prepareAnsible(ctx context.Context, c config, pkgPath string) (*ansible, er
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
+	defer func() { _ = p.Close() }() // only removes the package's temp files under the work directory
 	payload := filepath.Join(a.dir, "payload")
 	if err := p.Extract(payload); err != nil {
 		return nil, fmt.Errorf("extracting the package for Ansible: %w", err)
@@ -168,7 +168,7 @@ func (a *ansible) play(ctx context.Context, name string) (time.Duration, int, er
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(cp)
+	defer func() { _ = os.RemoveAll(cp) }() // best effort: a leftover empty temp directory harms nothing
 	logPath := filepath.Join(a.dir, name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {

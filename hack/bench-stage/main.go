@@ -87,7 +87,7 @@ func run(c config) error {
 	if c.keep {
 		defer fmt.Printf("work directory kept: %s\n", work)
 	} else {
-		defer os.RemoveAll(work)
+		defer func() { _ = os.RemoveAll(work) }() // best effort: the results are printed already
 	}
 
 	startLoad := loadAvg()
@@ -128,7 +128,9 @@ func run(c config) error {
 		}
 	}
 	fmt.Println()
-	res.print(os.Stdout, c)
+	if err := res.print(os.Stdout, c); err != nil {
+		return err
+	}
 	fmt.Printf("load average at start: %s, at end: %s (%d cores)\n", startLoad, loadAvg(), cores())
 	return nil
 }

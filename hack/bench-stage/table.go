@@ -49,10 +49,14 @@ func secs(ds []time.Duration) string {
 
 // print writes the table: medians, the ratio Ansible / cargoship (above 1
 // means cargoship is faster), and every run.
-func (r results) print(w io.Writer, c config) {
-	fmt.Fprintf(w, "stage walk, %d hosts (1 controller, %d workers), %d fresh-fleet run(s) per tool, concurrency/forks %d, Ansible strategy %s\n",
-		c.hosts, c.hosts-1, c.runs, concurrency, c.strategy)
-	fmt.Fprintf(w, "%-10s %12s %12s %18s   %-22s %s\n", "pass", "cargoship", "ansible", "ansible/cargoship", "cargoship runs (s)", "ansible runs (s)")
+func (r results) print(w io.Writer, c config) error {
+	if _, err := fmt.Fprintf(w, "stage walk, %d hosts (1 controller, %d workers), %d fresh-fleet run(s) per tool, concurrency/forks %d, Ansible strategy %s\n",
+		c.hosts, c.hosts-1, c.runs, concurrency, c.strategy); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%-10s %12s %12s %18s   %-22s %s\n", "pass", "cargoship", "ansible", "ansible/cargoship", "cargoship runs (s)", "ansible runs (s)"); err != nil {
+		return err
+	}
 	for _, cold := range []bool{true, false} {
 		name := "cold"
 		if !cold {
@@ -64,6 +68,9 @@ func (r results) print(w io.Writer, c config) {
 		if mc > 0 && ma > 0 {
 			ratio = fmt.Sprintf("%.2fx", ma.Seconds()/mc.Seconds())
 		}
-		fmt.Fprintf(w, "%-10s %11.1fs %11.1fs %18s   %-22s %s\n", name, mc.Seconds(), ma.Seconds(), ratio, secs(cs), secs(an))
+		if _, err := fmt.Fprintf(w, "%-10s %11.1fs %11.1fs %18s   %-22s %s\n", name, mc.Seconds(), ma.Seconds(), ratio, secs(cs), secs(an)); err != nil {
+			return err
+		}
 	}
+	return nil
 }
