@@ -81,4 +81,24 @@ func TestThreeControllers(t *testing.T) {
 	again := runWhole(t, w, pkg.Path, w.applyPath, false)
 	assert.Empty(t, again.Changes(), "a second apply on the converged cluster changes nothing")
 	assert.Zero(t, again.BytesUploaded())
+
+	// Upgrading three controllers: one at a time, each back Ready at the
+	// new version before the next is drained (kubectl goes through another
+	// controller meanwhile), all before the worker.
+	newer := buildTestPackage(t, upgradeVersion, upgradeBuilt)
+	up := runWhole(t, w, newer.Path, w.applyPath, false)
+	var order []string
+	for _, ch := range up.Ordered() {
+		if strings.HasPrefix(ch.What, "upgraded ") {
+			order = append(order, ch.Host)
+		}
+	}
+	require.Len(t, order, 4, "every node upgraded once")
+	assert.ElementsMatch(t, []string{"kc0", "kc1", "kc2"}, order[:3], "controllers first")
+	assert.Equal(t, "kw0", order[3])
+	for n, node := range clusterNodes(t, in, "kc1") {
+		assert.Equal(t, upgradeBuilt, node.KubeletVersion, n)
+		assert.True(t, node.Ready, "%s Ready", n)
+		assert.False(t, node.Unschedulable, "%s uncordoned", n)
+	}
 }
