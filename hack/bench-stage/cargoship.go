@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
@@ -20,7 +22,7 @@ const concurrency = 30
 // `cargoship apply --update-hosts --update-firewall` would up to the
 // engine's start. Loading (opening and verifying the package) is not timed:
 // the brief measures the walk; it is reported beside it.
-func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slog.Logger) (walk, load time.Duration, err error) {
+func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slog.Logger) (walk, load time.Duration, rep *phase.Report, err error) {
 	start := time.Now()
 	l, err := action.Load(ctx, action.Options{
 		PackagePath: pkg,
@@ -38,13 +40,25 @@ func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slo
 		},
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("loading: %w", err)
+		return 0, 0, nil, fmt.Errorf("loading: %w", err)
 	}
 	defer l.Close()
 	load = time.Since(start)
 	start = time.Now()
 	if err := action.Run(ctx, l, action.StagePhases()); err != nil {
-		return 0, load, fmt.Errorf("stage walk: %w", err)
+		return 0, load, nil, fmt.Errorf("stage walk: %w", err)
 	}
-	return time.Since(start), load, nil
+	return time.Since(start), load, l.State.Report, nil
+}
+
+// slowest names the n slowest phases of a walk, for seeing where the time
+// goes without reading the log.
+func slowest(rep *phase.Report, n int) string {
+	ts := rep.Timings()
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Duration > ts[j].Duration })
+	var out []string
+	for _, t := range ts[:min(n, len(ts))] {
+		out = append(out, fmt.Sprintf("%s %.1fs", t.Title, t.Duration.Seconds()))
+	}
+	return strings.Join(out, ", ")
 }

@@ -49,12 +49,13 @@ func cargoshipRun(ctx context.Context, c config, pkg string, i int) (measured, e
 			name string
 			d    *time.Duration
 		}{{"cold", &m.cold}, {"converged", &m.converged}} {
-			walk, load, err := runCargoship(ctx, f, pkg, c.work, c.log)
+			walk, load, rep, err := runCargoship(ctx, f, pkg, c.work, c.log)
 			if err != nil {
 				return fmt.Errorf("cargoship run %d, %s: %w", i, pass.name, err)
 			}
 			*pass.d = walk
-			say("run %d cargoship %-9s %6.1fs  (loading the package, not counted: %.1fs)", i, pass.name, walk.Seconds(), load.Seconds())
+			say("run %d cargoship %-9s %6.1fs  (changes: %d; loading the package, not counted: %.1fs; slowest: %s)",
+				i, pass.name, walk.Seconds(), len(rep.Changes()), load.Seconds(), slowest(rep, 3))
 		}
 		return m.readState(ctx, c, f, "cargoship")
 	})
