@@ -55,7 +55,7 @@ func main() {
 	}
 }
 
-func run(c config) error {
+func run(c config) (err error) {
 	if c.hosts < 2 || c.runs < 1 {
 		return fmt.Errorf("-hosts must be at least 2 and -runs at least 1")
 	}
@@ -84,11 +84,14 @@ func run(c config) error {
 	}
 	defer lf.Close()
 	c.log = slog.New(slog.NewTextHandler(lf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if c.keep {
-		defer fmt.Printf("work directory kept: %s\n", work)
-	} else {
-		defer func() { _ = os.RemoveAll(work) }() // best effort: the results are printed already
-	}
+	defer func() {
+		// A failed run keeps its logs: its error names them.
+		if c.keep || err != nil {
+			fmt.Printf("work directory kept: %s\n", work)
+			return
+		}
+		_ = os.RemoveAll(work) // best effort: the results are printed already
+	}()
 
 	startLoad := loadAvg()
 	say("load average at start: %s (%d cores); details in %s", startLoad, cores(), c.logFile)
