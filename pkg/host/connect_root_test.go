@@ -41,7 +41,7 @@ func TestConnectEachMode(t *testing.T) {
 
 func TestSSHWrongKeyFailsAtOnce(t *testing.T) {
 	f := sshd(t)
-	h := f.sshHost("root")
+	h := f.sshHost(userNoPW)
 	h.SSH.KeyPath = f.otherKey
 	var log syncBuffer
 	o := f.opts(&log, nil)
@@ -62,7 +62,7 @@ func TestSSHWrongKeyFailsAtOnce(t *testing.T) {
 
 func TestSSHEncryptedKey(t *testing.T) {
 	f := sshd(t)
-	h := f.sshHost("root")
+	h := f.sshHost(userNoPW)
 	h.SSH.KeyPath = f.encKey
 	_, err := Connect(context.Background(), h, f.opts(nil, nil))
 	if err == nil || !strings.Contains(err.Error(), "is encrypted") || !strings.Contains(err.Error(), "ssh-add") {
@@ -147,7 +147,7 @@ func TestSSHUnknownHostKey(t *testing.T) {
 	for _, file := range []string{empty, filepath.Join(t.TempDir(), "missing")} {
 		o := f.opts(nil, nil)
 		o.KnownHostsPath = file
-		_, err := Connect(context.Background(), f.sshHost("root"), o)
+		_, err := Connect(context.Background(), f.sshHost(userNoPW), o)
 		var hk *HostKeyError
 		if !errors.As(err, &hk) || hk.Kind != "unknown" {
 			t.Fatalf("Connect with %s: %v; want an unknown host key error", file, err)
@@ -171,7 +171,7 @@ func TestSSHHostKeyMismatch(t *testing.T) {
 	var log syncBuffer
 	o := f.opts(&log, nil)
 	o.KnownHostsPath = kh
-	_, err := Connect(context.Background(), f.sshHost("root"), o)
+	_, err := Connect(context.Background(), f.sshHost(userNoPW), o)
 	var hk *HostKeyError
 	if !errors.As(err, &hk) || hk.Kind != "mismatch" {
 		t.Fatalf("Connect: %v; want a host key mismatch", err)
@@ -191,7 +191,7 @@ func TestSSHKnownHostsOff(t *testing.T) {
 	f := sshd(t)
 	o := f.opts(nil, map[string]string{"SSH_KNOWN_HOSTS": ""})
 	o.KnownHostsPath = "" // resolve from the environment
-	c := connect(t, f.sshHost("root"), o)
+	c := connect(t, f.sshHost(userNoPW), o)
 	if _, err := c.Run(context.Background(), "true"); err != nil {
 		t.Fatal(err)
 	}
@@ -202,17 +202,17 @@ func TestSSHHostKeyPin(t *testing.T) {
 	o := f.opts(nil, nil)
 	o.KnownHostsPath = filepath.Join(t.TempDir(), "missing") // the pin must not need it
 	for _, pin := range []string{string(ssh.MarshalAuthorizedKey(f.hostKey)), ssh.FingerprintSHA256(f.hostKey)} {
-		h := f.sshHost("root")
+		h := f.sshHost(userNoPW)
 		h.SSH.HostKey = pin
 		connect(t, h, o)
 	}
-	wrong := f.sshHost("root")
+	wrong := f.sshHost(userNoPW)
 	wrong.SSH.HostKey = ssh.FingerprintSHA256(f.signer.PublicKey())
 	_, err := Connect(context.Background(), wrong, o)
 	if err == nil || !strings.Contains(err.Error(), "hostKey pins "+ssh.FingerprintSHA256(f.signer.PublicKey())) {
 		t.Errorf("wrong pin: %v", err)
 	}
-	bad := f.sshHost("root")
+	bad := f.sshHost(userNoPW)
 	bad.SSH.HostKey = "not-a-key"
 	_, err = Connect(context.Background(), bad, o)
 	if err == nil || !strings.Contains(err.Error(), "hostKey") {
@@ -222,7 +222,7 @@ func TestSSHHostKeyPin(t *testing.T) {
 
 func TestSSHBastion(t *testing.T) {
 	f := sshd(t)
-	jump := &v1alpha1.SSH{Address: "127.0.0.1", Port: f.port, User: "root", KeyPath: f.key}
+	jump := &v1alpha1.SSH{Address: "127.0.0.1", Port: f.port, User: userNoPW, KeyPath: f.key}
 	h := f.sshHost(userNoPW)
 	h.SSH.Bastion = jump
 	c := connect(t, h, f.opts(nil, nil))
@@ -230,8 +230,8 @@ func TestSSHBastion(t *testing.T) {
 		t.Fatalf("through the bastion: %q, %v", out, err)
 	}
 
-	nested := f.sshHost("root")
-	nested.SSH.Bastion = &v1alpha1.SSH{Address: "127.0.0.1", Port: f.port, User: userNoPW, KeyPath: f.key, Bastion: jump}
+	nested := f.sshHost(userNoPW)
+	nested.SSH.Bastion = &v1alpha1.SSH{Address: "127.0.0.1", Port: f.port, User: userNoSudo, KeyPath: f.key, Bastion: jump}
 	connect(t, nested, f.opts(nil, nil))
 
 	// sshd permits forwarding to its own port only: a target on another
@@ -240,11 +240,11 @@ func TestSSHBastion(t *testing.T) {
 	proxy := forward(t, f.addr())
 	o := f.opts(nil, map[string]string{"SSH_KNOWN_HOSTS": ""})
 	o.KnownHostsPath = ""
-	direct := f.sshHost("root")
+	direct := f.sshHost(userNoPW)
 	direct.SSH.Port = proxy.port
 	connect(t, direct, o)
 	before := proxy.count()
-	viaJump := f.sshHost("root")
+	viaJump := f.sshHost(userNoPW)
 	viaJump.SSH.Port = proxy.port
 	viaJump.SSH.Bastion = jump
 	var log syncBuffer
@@ -308,7 +308,7 @@ func TestSSHRetriesUntilTheHostAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := f.sshHost("root")
+	h := f.sshHost(userNoPW)
 	h.SSH.Port = port
 	var log syncBuffer
 	o := f.opts(&log, map[string]string{"SSH_KNOWN_HOSTS": ""})
@@ -371,12 +371,12 @@ func TestOpenSSHOptions(t *testing.T) {
 		t.Errorf("openSSH through configPath: %q, %v", out, err)
 	}
 
-	bad := f.openSSHHost("root")
+	bad := f.openSSHHost(userNoPW)
 	bad.OpenSSH.Options = map[string]any{"Bad Name": "x"}
 	if _, err := Connect(context.Background(), bad, f.opts(nil, nil)); err == nil || !strings.Contains(err.Error(), "openSSH.options") {
 		t.Errorf("bad option name: %v", err)
 	}
-	unknown := f.openSSHHost("root")
+	unknown := f.openSSHHost(userNoPW)
 	o := f.opts(nil, nil)
 	o.KnownHostsPath = filepath.Join(t.TempDir(), "missing")
 	if _, err := Connect(context.Background(), unknown, o); err == nil || !strings.Contains(err.Error(), "Host key verification failed") {
@@ -386,7 +386,7 @@ func TestOpenSSHOptions(t *testing.T) {
 
 func TestOpenSSHCloseStopsMaster(t *testing.T) {
 	f := sshd(t)
-	c, err := Connect(context.Background(), f.openSSHHost("root"), f.opts(nil, nil))
+	c, err := Connect(context.Background(), f.openSSHHost(userNoPW), f.opts(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 package host
 
 // The tests in *_root_test.go need root: they start a real sshd on
-// 127.0.0.1, add local users cstest-nopw (NOPASSWD sudo), cstest-pw
-// (sudo with a password) and cstest-nosudo, and remove them again.
+// 127.0.0.1, add local users (see testusers_root_test.go), and remove them
+// again.
 
 import (
 	"bytes"
@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,15 +26,6 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
-
-const (
-	userNoPW   = "cstest-nopw"
-	userPW     = "cstest-pw"
-	userNoSudo = "cstest-nosudo"
-	sudoersD   = "/etc/sudoers.d/cargoship-test"
-)
-
-var testUsers = []string{userNoPW, userPW, userNoSudo}
 
 // fixture is one sshd and the keys and users the tests log in with.
 type fixture struct {
@@ -163,46 +153,6 @@ func (f *fixture) newKey(name, passphrase string) (ssh.Signer, string, error) {
 
 // privateKeys finds a test key by its public half, for the test agent.
 var privateKeys = map[string]ed25519.PrivateKey{}
-
-func (f *fixture) makeUsers() error {
-	f.removeUsers() // a crashed earlier run may have left them
-	f.usersMade = true
-	f.password = "pw-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	for _, u := range testUsers {
-		if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", u).CombinedOutput(); err != nil {
-			return fmt.Errorf("useradd %s: %w: %s", u, err, out)
-		}
-	}
-	// sshd refuses a locked account ("!") without PAM: '*' is no password
-	// but not locked
-	for _, u := range []string{userNoPW, userNoSudo} {
-		if out, err := exec.Command("usermod", "-p", "*", u).CombinedOutput(); err != nil {
-			return fmt.Errorf("usermod %s: %w: %s", u, err, out)
-		}
-	}
-	chpasswd := exec.Command("chpasswd")
-	chpasswd.Stdin = strings.NewReader(userPW + ":" + f.password + "\n")
-	if out, err := chpasswd.CombinedOutput(); err != nil {
-		return fmt.Errorf("chpasswd: %w: %s", err, out)
-	}
-	rules := userNoPW + " ALL=(ALL) NOPASSWD: ALL\n" + userPW + " ALL=(ALL) ALL\n"
-	if err := os.WriteFile(sudoersD, []byte(rules), 0o440); err != nil {
-		return err
-	}
-	if out, err := exec.Command("visudo", "-cf", sudoersD).CombinedOutput(); err != nil {
-		return fmt.Errorf("visudo: %w: %s", err, out)
-	}
-	return nil
-}
-
-func (f *fixture) removeUsers() {
-	for _, u := range testUsers {
-		if exec.Command("id", u).Run() == nil {
-			_ = exec.Command("userdel", "-r", "-f", u).Run()
-		}
-	}
-	_ = os.Remove(sudoersD)
-}
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -64,7 +64,7 @@ func sameFile(t *testing.T, a, b string) {
 func TestUploadSkipsAndResumes(t *testing.T) {
 	f := sshd(t)
 	ctx := context.Background()
-	const size = 3<<20 + 12345
+	const size = 1<<20 + 12345
 	src, sum := testData(t, size)
 	for name, r := range f.uploadRunners(t) {
 		t.Run(name, func(t *testing.T) {
@@ -94,7 +94,7 @@ func TestUploadSkipsAndResumes(t *testing.T) {
 			}
 
 			// a transfer that broke after n bytes
-			const n = 1<<20 + 777
+			const n = 300<<10 + 777
 			data, _ := os.ReadFile(src)
 			if err := os.Remove(dst); err != nil {
 				t.Fatal(err)
@@ -278,7 +278,7 @@ func (c *cancelAfter) Close() error { return c.r.Close() }
 
 func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
 	f := sshd(t)
-	const size = 8 << 20
+	const size = 4 << 20
 	src, sum := testData(t, size)
 	for name, r := range map[string]Runner{
 		"sftp": connect(t, f.sshHost(userNoPW), f.opts(nil, nil)),
@@ -289,7 +289,7 @@ func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			breaking := func() (io.ReadCloser, error) {
 				in, err := os.Open(src)
-				return &cancelAfter{r: in, n: 3 << 20, cancel: cancel}, err
+				return &cancelAfter{r: in, n: 3 << 19, cancel: cancel}, err
 			}
 			if _, err := Upload(ctx, r, breaking, size, sum, dst, 0o644, ""); err == nil {
 				t.Fatal("the broken upload succeeded")

@@ -1,0 +1,114 @@
+package host
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// The test users get a suffix per run, so two runs on one machine (a
+// developer and CI, two engineers) never delete each other's users. Each
+// user's comment names the pid of the run that made it; a run sweeps up
+// users whose run is gone.
+var (
+	userNoPW   string // NOPASSWD sudo
+	userPW     string // sudo with a password
+	userNoSudo string // no sudo rights
+	sudoersD   string // this run's sudoers drop-in
+	testUsers  []string
+)
+
+// userMark starts the comment of every test user: the creating pid follows.
+const userMark = "cargoship test, pid "
+
+func (f *fixture) makeUsers() error {
+	sweepUsers()
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	suffix := hex.EncodeToString(b[:])
+	userNoPW, userPW, userNoSudo = "cstest-nopw-"+suffix, "cstest-pw-"+suffix, "cstest-nosudo-"+suffix
+	sudoersD = "/etc/sudoers.d/cargoship-test-" + suffix // no '.' in the name, or sudo skips it
+	testUsers = []string{userNoPW, userPW, userNoSudo}
+	f.usersMade = true
+	f.password = "pw-" + hex.EncodeToString(b[:]) + strconv.Itoa(os.Getpid())
+	comment := userMark + strconv.Itoa(os.Getpid())
+	for _, u := range testUsers {
+		if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", "-c", comment, u).CombinedOutput(); err != nil {
+			return fmt.Errorf("useradd %s: %w: %s", u, err, out)
+		}
+	}
+	// sshd refuses a locked account ("!") without PAM: '*' is no password
+	// but not locked
+	for _, u := range []string{userNoPW, userNoSudo} {
+		if out, err := exec.Command("usermod", "-p", "*", u).CombinedOutput(); err != nil {
+			return fmt.Errorf("usermod %s: %w: %s", u, err, out)
+		}
+	}
+	chpasswd := exec.Command("chpasswd")
+	chpasswd.Stdin = strings.NewReader(userPW + ":" + f.password + "\n")
+	if out, err := chpasswd.CombinedOutput(); err != nil {
+		return fmt.Errorf("chpasswd: %w: %s", err, out)
+	}
+	rules := userNoPW + " ALL=(ALL) NOPASSWD: ALL\n" + userPW + " ALL=(ALL) ALL\n"
+	if err := os.WriteFile(sudoersD, []byte(rules), 0o440); err != nil {
+		return err
+	}
+	if out, err := exec.Command("visudo", "-cf", sudoersD).CombinedOutput(); err != nil {
+		return fmt.Errorf("visudo: %w: %s", err, out)
+	}
+	return nil
+}
+
+func (f *fixture) removeUsers() {
+	for _, u := range testUsers {
+		removeUser(u)
+	}
+	_ = os.Remove(sudoersD)
+}
+
+func removeUser(u string) {
+	_ = exec.Command("userdel", "-r", "-f", u).Run()
+	if _, suffix, ok := strings.Cut(strings.TrimPrefix(u, "cstest-"), "-"); ok {
+		_ = os.Remove("/etc/sudoers.d/cargoship-test-" + suffix)
+	}
+}
+
+// sweepUsers removes test users whose run has ended without cleaning up.
+func sweepUsers() {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var stale []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) < 5 || !strings.HasPrefix(fields[0], "cstest-") {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimPrefix(fields[4], userMark))
+		if err != nil || !strings.HasPrefix(fields[4], userMark) || alive(pid) {
+			continue
+		}
+		stale = append(stale, fields[0])
+	}
+	for _, u := range stale {
+		removeUser(u)
+	}
+}
+
+// alive reports whether a process with this pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
