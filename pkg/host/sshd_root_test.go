@@ -17,8 +17,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,7 +88,8 @@ func (f *fixture) start() error {
 		}
 	}
 	var err error
-	if f.dir, err = os.MkdirTemp("", "cargoship-sshd-"); err != nil {
+	sweepDirs()
+	if f.dir, err = os.MkdirTemp("", sshdDirPrefix+strconv.Itoa(os.Getpid())+"-"); err != nil {
 		return err
 	}
 	// the users read authorized_keys from here
@@ -154,6 +158,20 @@ func (f *fixture) newKey(name, passphrase string) (ssh.Signer, string, error) {
 // privateKeys finds a test key by its public half, for the test agent.
 var privateKeys = map[string]ed25519.PrivateKey{}
 
+// sshdDirPrefix names a run's fixture directory; the run's pid follows.
+const sshdDirPrefix = "cargoship-sshd-"
+
+// sweepDirs removes fixture directories of runs that ended uncleanly.
+func sweepDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), sshdDirPrefix+"*-*"))
+	for _, d := range dirs {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), sshdDirPrefix), "-")
+		if n, err := strconv.Atoi(pid); err == nil && !alive(n) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -194,6 +212,11 @@ LogLevel VERBOSE
 	}
 	f.sshd = exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfgFile)
 	f.sshd.Stdout, f.sshd.Stderr = log, log
+	// a test binary killed by -timeout skips TestMain's cleanup: sshd dies
+	// with it rather than listening on for ever
+	f.sshd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread() // Pdeathsig follows the thread that forked
+	defer runtime.UnlockOSThread()
 	if err := f.sshd.Start(); err != nil {
 		return err
 	}
