@@ -21,9 +21,8 @@ func (c *Cluster) SetDefaults() {
 				s.Port = DefaultSSHPort
 			}
 		}
-		if o := h.OpenSSH; o != nil && o.Port == 0 {
-			o.Port = DefaultSSHPort
-		}
+		// An openSSH host keeps port 0: ssh_config (Port, or a Host alias)
+		// decides, and a -p 22 here would override it.
 		if h.Profile == "" {
 			h.Profile = defaultProfile(h.Role)
 		}
