@@ -3,6 +3,8 @@ package phase
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
@@ -65,9 +67,17 @@ func (s *State) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 		if token == "" && h != leader {
 			continue
 		}
+		hostJoin := join
+		if h.EngineRunning {
+			// A joined node keeps the address it joined through: the VIP
+			// coming up later is no reason to restart it (phases 26, 27).
+			if a := s.joinedThrough(ctx, h); a != "" {
+				hostJoin = a
+			}
+		}
 		in := engine.RenderInput{
 			Cluster: cluster, Distro: s.Distro, Host: &cluster.Spec.Hosts[h.Index], NodeName: h.NodeName(),
-			Leader: leaderSpec, JoinAddress: join, Token: token, RegistryPasswords: passwords,
+			Leader: leaderSpec, JoinAddress: hostJoin, Token: token, RegistryPasswords: passwords,
 			CACertHash: sec.caHash, CertificateKey: sec.certKey,
 		}
 		r, err := s.Engine.Render(in)
@@ -162,4 +172,21 @@ func (s *State) writeRendered(ctx context.Context, h *Host, phaseTitle string, r
 		}
 	}
 	return nil
+}
+
+// serverLine finds the join URL's host in an engine config.
+var serverLine = regexp.MustCompile(`(?m)^server:\s*"?https://(\[[^\]]+\]|[^":/\s]+):[0-9]+"?\s*$`)
+
+// joinedThrough is the address a running node's config joins through, ""
+// when it names none (the founder) or cannot be read.
+func (s *State) joinedThrough(ctx context.Context, h *Host) string {
+	b, err := host.ReadFile(ctx, h.Conn, s.Engine.Paths().Config)
+	if err != nil {
+		return ""
+	}
+	m := serverLine.FindSubmatch(b)
+	if m == nil {
+		return ""
+	}
+	return strings.Trim(string(m[1]), "[]")
 }
