@@ -68,9 +68,17 @@ func (r results) print(w io.Writer, c config) error {
 		if mc > 0 && ma > 0 {
 			ratio = fmt.Sprintf("%.2fx", ma.Seconds()/mc.Seconds())
 		}
-		if _, err := fmt.Fprintf(w, "%-10s %11.1fs %11.1fs %18s   %-22s %s\n", name, mc.Seconds(), ma.Seconds(), ratio, secs(cs), secs(an)); err != nil {
+		if _, err := fmt.Fprintf(w, "%-10s %12s %12s %18s   %-22s %s\n", name, cell(mc), cell(ma), ratio, secs(cs), secs(an)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cell is a median in seconds, "-" for a tool -only left out.
+func cell(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
 }
