@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
@@ -28,14 +29,11 @@ func onEnterpriseLinux(h *Host, modes ...string) bool {
 // package) on Enterprise Linux hosts with SELinux enabled, from rpm files
 // the package carries: an air-gapped host has no repository to fetch them
 // from.
-type PrepareEL struct {
-	stepPhase
-	uploads map[*Host][]placement
-}
+type PrepareEL struct{ uploadStepPhase }
 
 // NewPrepareEL is phase 9.
 func NewPrepareEL() *PrepareEL {
-	return &PrepareEL{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support"}}
+	return &PrepareEL{uploadStepPhase{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support"}}}
 }
 
 // isPolicyRPM says an rpm is SELinux policy: container-selinux, or the
@@ -72,27 +70,8 @@ func (p *PrepareEL) Prepare(_ context.Context, s *State) error {
 	return nil
 }
 
-// Plan implements Planner.
-func (p *PrepareEL) Plan(ctx context.Context) ([]Change, error) {
-	up, err := p.state.planHosts(ctx, p.uploads)
-	if err != nil {
-		return nil, err
-	}
-	rest, err := p.stepPhase.Plan(ctx)
-	return append(up, rest...), err
-}
-
-// Run implements Phase.
-func (p *PrepareEL) Run(ctx context.Context) error {
-	s := p.state
-	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
-		return s.placeAll(ctx, h, p.title, p.uploads[h])
-	})
-	if err != nil {
-		return err
-	}
-	return p.stepPhase.Run(ctx)
-}
+// hostRunner keeps step adapters short.
+type hostRunner = host.Runner
 
 // requireContainerSELinux installs the policy rpms and fails when
 // container-selinux is still missing: an enforcing host without it cannot

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path"
 
-	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
@@ -13,19 +12,13 @@ import (
 // installs them.
 const selinuxModulesDir = "/var/lib/cargoship/selinux"
 
-// hostRunner keeps step adapters short.
-type hostRunner = host.Runner
-
 // SELinuxPolicy installs the definition's policy modules, booleans and file
 // contexts on Enterprise Linux hosts in enforcing mode.
-type SELinuxPolicy struct {
-	stepPhase
-	uploads map[*Host][]placement
-}
+type SELinuxPolicy struct{ uploadStepPhase }
 
 // NewSELinuxPolicy is phase 11.
 func NewSELinuxPolicy() *SELinuxPolicy {
-	return &SELinuxPolicy{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support - SELinux policy"}}
+	return &SELinuxPolicy{uploadStepPhase{stepPhase: stepPhase{title: "Prepare hosts - Enterprise Linux support - SELinux policy"}}}
 }
 
 // Prepare implements Preparer.
@@ -58,26 +51,4 @@ func (p *SELinuxPolicy) Prepare(_ context.Context, s *State) error {
 		s.Report.Note("%s: no Enterprise Linux host in enforcing mode; no host claimed", p.title)
 	}
 	return nil
-}
-
-// Plan implements Planner.
-func (p *SELinuxPolicy) Plan(ctx context.Context) ([]Change, error) {
-	up, err := p.state.planHosts(ctx, p.uploads)
-	if err != nil {
-		return nil, err
-	}
-	rest, err := p.stepPhase.Plan(ctx)
-	return append(up, rest...), err
-}
-
-// Run implements Phase.
-func (p *SELinuxPolicy) Run(ctx context.Context) error {
-	s := p.state
-	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
-		return s.placeAll(ctx, h, p.title, p.uploads[h])
-	})
-	if err != nil {
-		return err
-	}
-	return p.stepPhase.Run(ctx)
 }

@@ -68,3 +68,33 @@ func (p *stepPhase) Run(ctx context.Context) error {
 		return nil
 	})
 }
+
+// uploadStepPhase is a stepPhase whose steps need files from the package
+// on the host first (policy rpms, policy modules): it uploads them, then
+// runs the steps; its plan lists both.
+type uploadStepPhase struct {
+	stepPhase
+	uploads map[*Host][]placement
+}
+
+// Plan implements Planner.
+func (p *uploadStepPhase) Plan(ctx context.Context) ([]Change, error) {
+	up, err := p.state.planHosts(ctx, p.uploads)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := p.stepPhase.Plan(ctx)
+	return append(up, rest...), err
+}
+
+// Run implements Phase.
+func (p *uploadStepPhase) Run(ctx context.Context) error {
+	s := p.state
+	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
+		return s.placeAll(ctx, h, p.title, p.uploads[h])
+	})
+	if err != nil {
+		return err
+	}
+	return p.stepPhase.Run(ctx)
+}
