@@ -41,25 +41,25 @@ func ApplyPhases() []phase.Phase {
 	}
 }
 
-// PreparePhases runs only the preparation phases of apply.
+// PreparePhases runs only the preparation phases of apply, taken from
+// ApplyPhases so the two lists cannot disagree on order or wiring.
 func PreparePhases() []phase.Phase {
-	connect := &phase.Connect{}
-	lock := &phase.AcquireLock{}
-	return []phase.Phase{
-		connect,
-		&phase.DetectOS{},
-		&phase.GatherFacts{},
-		&phase.ValidateHosts{},
-		lock,
-		phase.NewPrepareHosts(),
-		phase.NewPrepareEL(),
-		phase.NewFapolicyd(),
-		phase.NewSELinuxPolicy(),
-		phase.NewUpdateEtcHosts(),
-		&phase.UpdateFirewall{},
-		&phase.ReleaseLock{Lock: lock},
-		&phase.Disconnect{Connect: connect},
+	keep := map[string]bool{
+		"Connect to hosts": true, "Detect host operating systems": true, "Gather host facts": true,
+		"Validate hosts": true, "Acquire exclusive host lock": true, "Prepare hosts": true,
+		"Prepare hosts - Enterprise Linux support":                  true,
+		"Prepare hosts - Enterprise Linux support - Fapolicyd":      true,
+		"Prepare hosts - Enterprise Linux support - SELinux policy": true,
+		"Updating hosts file for clusters nodes":                    true, "Updating hosts firewall": true,
+		"Release exclusive host lock": true, "Disconnect from hosts": true,
 	}
+	var out []phase.Phase
+	for _, p := range ApplyPhases() {
+		if keep[p.Title()] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // StagePhases is apply's staging half (seeds/001): every phase that stages
