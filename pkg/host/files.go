@@ -13,18 +13,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // The file helpers work as root (through Sudo) on any Runner, so they
 // behave the same over ssh, openSSH and localhost. Paths must be absolute.
-
-// script is a fixed shell script run with arguments: values arrive as
-// "$1", "$2"..., quoted once by shell.Join, never pasted into the script.
-func script(body string, args ...string) string {
-	return shell.Join(append([]string{"sh", "-c", body, "sh"}, args...)...)
-}
 
 // notFoundCode is the exit code the scripts use for a missing path.
 const notFoundCode = 44
@@ -172,7 +164,7 @@ func ReadFile(ctx context.Context, r Runner, p string) ([]byte, error) {
 		return nil, fileError(r, "read", p, err)
 	}
 	var buf bytes.Buffer
-	_, err := r.Sudo(ctx, script(`[ -e "$1" ] || exit 44; exec cat -- "$1"`, p), WithStdout(&buf))
+	_, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; exec cat -- "$1"`, p), WithStdout(&buf))
 	if isExit(err, notFoundCode) {
 		return nil, fileError(r, "read", p, fs.ErrNotExist)
 	}
@@ -187,7 +179,7 @@ func FileSHA256(ctx context.Context, r Runner, p string) (string, bool, error) {
 	if err := checkPath(p); err != nil {
 		return "", false, fileError(r, "hash", p, err)
 	}
-	out, err := r.Sudo(ctx, script(`[ -e "$1" ] || exit 44; sha256sum < "$1"`, p))
+	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; sha256sum < "$1"`, p))
 	if isExit(err, notFoundCode) {
 		return "", false, nil
 	}
@@ -221,7 +213,7 @@ func Stat(ctx context.Context, r Runner, p string) (FileInfo, error) {
 	if err := checkPath(p); err != nil {
 		return FileInfo{}, fileError(r, "stat", p, err)
 	}
-	out, err := r.Sudo(ctx, script(`[ -e "$1" ] || [ -L "$1" ] || exit 44; `+statFormat+`"$1"`, p))
+	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || [ -L "$1" ] || exit 44; `+statFormat+`"$1"`, p))
 	if isExit(err, notFoundCode) {
 		return FileInfo{}, fileError(r, "stat", p, fs.ErrNotExist)
 	}
@@ -244,7 +236,7 @@ func MkdirAll(ctx context.Context, r Runner, p string, mode os.FileMode) error {
 	if mode == 0 {
 		mode = 0o755
 	}
-	if _, err := r.Sudo(ctx, script(`mkdir -p -m "$2" -- "$1"`, p, chmodArg(mode))); err != nil {
+	if _, err := r.Sudo(ctx, Script(`mkdir -p -m "$2" -- "$1"`, p, chmodArg(mode))); err != nil {
 		return fileError(r, "mkdir", p, err)
 	}
 	return nil
@@ -257,7 +249,7 @@ func Rename(ctx context.Context, r Runner, from, to string) error {
 			return fileError(r, "rename", p, err)
 		}
 	}
-	if _, err := r.Sudo(ctx, script(`mv -f -- "$1" "$2"`, from, to)); err != nil {
+	if _, err := r.Sudo(ctx, Script(`mv -f -- "$1" "$2"`, from, to)); err != nil {
 		return fileError(r, "rename", from, err)
 	}
 	return nil
@@ -269,7 +261,7 @@ func Remove(ctx context.Context, r Runner, p string) error {
 		return fileError(r, "remove", p, err)
 	}
 	body := `if [ -d "$1" ] && [ ! -L "$1" ]; then rmdir -- "$1"; else rm -f -- "$1"; fi`
-	if _, err := r.Sudo(ctx, script(body, p)); err != nil {
+	if _, err := r.Sudo(ctx, Script(body, p)); err != nil {
 		return fileError(r, "remove", p, err)
 	}
 	return nil
@@ -284,7 +276,7 @@ func RemoveAll(ctx context.Context, r Runner, p string) error {
 	if path.Clean(p) == "/" {
 		return fileError(r, "remove", p, errors.New("refusing to remove /"))
 	}
-	if _, err := r.Sudo(ctx, script(`rm -rf -- "$1"`, p)); err != nil {
+	if _, err := r.Sudo(ctx, Script(`rm -rf -- "$1"`, p)); err != nil {
 		return fileError(r, "remove", p, err)
 	}
 	return nil

@@ -93,7 +93,7 @@ func (c *Conn) sftpServer(ctx context.Context) (string, error) {
 		return c.sftpPath, nil
 	}
 	body := `for p in "$@"; do if [ -x "$p" ]; then echo "$p"; exit 0; fi; done`
-	out, err := c.Run(ctx, script(body, sftpServers...))
+	out, err := c.Run(ctx, Script(body, sftpServers...))
 	if err != nil {
 		return "", err
 	}

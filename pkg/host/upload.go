@@ -155,7 +155,7 @@ fi
 if [ -f "$2" ]; then printf 'part '; stat -c %s -- "$2"; fi`
 
 func (u *upload) probe(ctx context.Context) error {
-	out, err := u.r.Sudo(ctx, script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
+	out, err := u.r.Sudo(ctx, Script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
 	if err != nil {
 		return err
 	}
@@ -182,12 +182,12 @@ func (u *upload) probe(ctx context.Context) error {
 // and drops a leftover partial file.
 func (u *upload) fixInPlace(ctx context.Context) error {
 	if permBits(u.dstInfo.Mode) != permBits(u.mode) || !ownerMatches(u.owner, u.dstInfo) {
-		if _, err := u.r.Sudo(ctx, script(fixScript, u.dst, chmodArg(u.mode), u.owner)); err != nil {
+		if _, err := u.r.Sudo(ctx, Script(fixScript, u.dst, chmodArg(u.mode), u.owner)); err != nil {
 			return err
 		}
 	}
 	if u.partExists {
-		if _, err := u.r.Sudo(ctx, script(`rm -f -- "$1"`, u.part)); err != nil {
+		if _, err := u.r.Sudo(ctx, Script(`rm -f -- "$1"`, u.part)); err != nil {
 			return err
 		}
 	}
@@ -204,7 +204,7 @@ func (u *upload) resumePoint(ctx context.Context) (io.ReadCloser, int64, error) 
 	if !u.partExists || u.partSize == 0 || u.partSize > u.size {
 		return in, 0, nil
 	}
-	out, err := u.r.Sudo(ctx, script(`sha256sum < "$1"`, u.part))
+	out, err := u.r.Sudo(ctx, Script(`sha256sum < "$1"`, u.part))
 	if err != nil {
 		in.Close()
 		return nil, 0, err
@@ -297,7 +297,7 @@ umask 077
 if [ "$2" = 0 ]; then cat > "$1"; else cat >> "$1"; fi`
 
 func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) error {
-	_, err := u.r.Sudo(ctx, script(catScript, u.part, strconv.FormatInt(offset, 10)), WithStdin(rest))
+	_, err := u.r.Sudo(ctx, Script(catScript, u.part, strconv.FormatInt(offset, 10)), WithStdin(rest))
 	return err
 }
 
@@ -315,7 +315,7 @@ chmod "$4" "$1"
 mv -f -- "$1" "$2"`
 
 func (u *upload) finish(ctx context.Context) error {
-	_, err := u.r.Sudo(ctx, script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))
+	_, err := u.r.Sudo(ctx, Script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))
 	return err
 }
 

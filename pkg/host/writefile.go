@@ -62,12 +62,12 @@ func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.Fil
 		if permBits(cur.Mode) == permBits(mode) && ownerMatches(owner, cur) {
 			return false, nil
 		}
-		if _, err := r.Sudo(ctx, script(fixScript, p, chmodArg(mode), owner)); err != nil {
+		if _, err := r.Sudo(ctx, Script(fixScript, p, chmodArg(mode), owner)); err != nil {
 			return false, fileError(r, "write", p, err)
 		}
 		return true, nil
 	}
-	if _, err := r.Sudo(ctx, script(writeScript, p, chmodArg(mode), owner), WithStdin(bytes.NewReader(data))); err != nil {
+	if _, err := r.Sudo(ctx, Script(writeScript, p, chmodArg(mode), owner), WithStdin(bytes.NewReader(data))); err != nil {
 		return false, fileError(r, "write", p, err)
 	}
 	return true, nil
@@ -75,7 +75,7 @@ func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.Fil
 
 // probe stats p and hashes it when it is a regular file.
 func probe(ctx context.Context, r Runner, p string) (fi FileInfo, exists bool, sum string, err error) {
-	out, err := r.Sudo(ctx, script(probeScript, p))
+	out, err := r.Sudo(ctx, Script(probeScript, p))
 	if err != nil {
 		return fi, false, "", err
 	}
