@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
-	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -22,7 +22,7 @@ const concurrency = 30
 // `cargoship apply --update-hosts --update-firewall` would up to the
 // engine's start. Loading (opening and verifying the package) is not timed:
 // the brief measures the walk; it is reported beside it.
-func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slog.Logger) (walk, load time.Duration, rep *phase.Report, err error) {
+func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slog.Logger) (walk, load time.Duration, rep *node.Report, err error) {
 	start := time.Now()
 	l, err := action.Load(ctx, action.Options{
 		PackagePath: pkg,
@@ -30,7 +30,7 @@ func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slo
 		ClusterDir:  filepath.Dir(f.InventoryPath),
 		TmpDir:      tmp,
 		Log:         log,
-		Phase: phase.Options{
+		Phase: node.Options{
 			UpdateHosts:       true,
 			UpdateFirewall:    true,
 			Concurrency:       concurrency,
@@ -53,7 +53,7 @@ func runCargoship(ctx context.Context, f *fleet.Fleet, pkg, tmp string, log *slo
 
 // slowest names the n slowest phases of a walk, for seeing where the time
 // goes without reading the log.
-func slowest(rep *phase.Report, n int) string {
+func slowest(rep *node.Report, n int) string {
 	ts := rep.Timings()
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Duration > ts[j].Duration })
 	var out []string

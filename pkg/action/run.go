@@ -14,6 +14,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
@@ -27,13 +28,13 @@ type Options struct {
 	// PublicKey, when set, requires the package to be signed by it.
 	PublicKey ed25519.PublicKey
 	TmpDir    string
-	Phase     phase.Options
+	Phase     node.Options
 	Log       *slog.Logger
 }
 
 // Loaded is everything a run needs, verified.
 type Loaded struct {
-	State *phase.State
+	State *node.Fleet
 }
 
 // Close releases the package's extracted copy.
@@ -66,7 +67,7 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 	if o.Phase.InstanceID == "" {
 		o.Phase.InstanceID = InstanceID()
 	}
-	st := phase.NewState(cluster, pkg.Distro, o.Phase, o.Log)
+	st := node.New(cluster, pkg.Distro, o.Phase, o.Log)
 	st.Package = pkg
 	st.ClusterDir = o.ClusterDir
 	st.Engine = eng

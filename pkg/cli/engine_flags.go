@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/spf13/pflag"
-
-	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 // engineFlags switch on the apply phases that work on the running cluster
@@ -25,7 +24,7 @@ func (f *engineFlags) register(fl *pflag.FlagSet) {
 
 // apply sets the phase options. A kubeconfig path that cannot be written
 // is refused now rather than at the end of a long apply.
-func (f *engineFlags) apply(o *phase.Options) error {
+func (f *engineFlags) apply(o *node.Options) error {
 	switch out := f.kubeconfigOut; {
 	case out == "-":
 		return errors.New("--kubeconfig-out -: apply prints its summary on stdout; name a file, or use `cargoship kube-config -o -`")

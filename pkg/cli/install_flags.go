@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
-	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // installFlags are the flags apply, prepare and reset share.
@@ -87,7 +87,7 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 		ClusterPath: f.config,
 		TmpDir:      s.TmpDir,
 		Log:         app.Log,
-		Phase: phase.Options{
+		Phase: node.Options{
 			DryRun:            f.dryRun,
 			UpdateHosts:       hostsUpdate,
 			UpdateFirewall:    firewallUpdate,

@@ -5,11 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 func TestKubeConfigRefusesMissingAndUnknownFlags(t *testing.T) {
@@ -50,17 +49,17 @@ spec:
 }
 
 func TestEngineFlagsSetThePhaseOptions(t *testing.T) {
-	parse := func(args ...string) (phase.Options, error) {
+	parse := func(args ...string) (node.Options, error) {
 		var f engineFlags
 		fl := pflag.NewFlagSet("apply", pflag.ContinueOnError)
 		f.register(fl)
 		require.NoError(t, fl.Parse(args))
-		var o phase.Options
+		var o node.Options
 		return o, f.apply(&o)
 	}
 	o, err := parse()
 	require.NoError(t, err)
-	assert.Equal(t, phase.Options{}, o, "both phases are off by default")
+	assert.Equal(t, node.Options{}, o, "both phases are off by default")
 
 	o, err = parse("--kubeconfig-out", "k.yaml", "--label-nodes")
 	require.NoError(t, err)

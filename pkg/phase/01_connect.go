@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // Connect opens the SSH session to each host and does nothing else. A dry
@@ -13,7 +14,7 @@ import (
 // cluster it never looked at.
 type Connect struct {
 	readOnly
-	state *State
+	state *node.Fleet
 	mu    sync.Mutex
 	conns []*host.Conn
 }
@@ -22,7 +23,7 @@ type Connect struct {
 func (p *Connect) Title() string { return "Connect to hosts" }
 
 // Prepare implements Preparer.
-func (p *Connect) Prepare(_ context.Context, s *State) error {
+func (p *Connect) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
@@ -30,11 +31,11 @@ func (p *Connect) Prepare(_ context.Context, s *State) error {
 // Run implements Phase.
 func (p *Connect) Run(ctx context.Context) error {
 	s := p.state
-	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		c, err := host.Connect(ctx, h.Spec, host.ConnectOptions{
 			KnownHostsPath: s.Options.KnownHostsPath,
 			Timeout:        s.Options.ConnectTimeout,
-			Log:            s.logger(),
+			Log:            s.Logger(),
 			LookupEnv:      s.Options.LookupEnv,
 		})
 		if err != nil {
@@ -44,7 +45,7 @@ func (p *Connect) Run(ctx context.Context) error {
 		p.mu.Lock()
 		p.conns = append(p.conns, c)
 		p.mu.Unlock()
-		s.logger().Info("connected", "host", h.String())
+		s.Logger().Info("connected", "host", h.String())
 		return nil
 	})
 }
@@ -58,7 +59,7 @@ func (p *Connect) Close() {
 	p.mu.Unlock()
 	for _, c := range conns {
 		if err := c.Close(); err != nil {
-			p.state.logger().Debug("closing connection", "host", c.String(), "error", err)
+			p.state.Logger().Debug("closing connection", "host", c.String(), "error", err)
 		}
 	}
 }

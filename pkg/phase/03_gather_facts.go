@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // GatherFacts reads each host's name, network, architecture, init system,
 // SELinux mode, fapolicyd state and firewall front ends in one round trip.
 type GatherFacts struct {
 	readOnly
-	state *State
+	state *node.Fleet
 }
 
 // Title implements Phase.
 func (p *GatherFacts) Title() string { return "Gather host facts" }
 
 // Prepare implements Preparer.
-func (p *GatherFacts) Prepare(_ context.Context, s *State) error {
+func (p *GatherFacts) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
@@ -43,15 +45,15 @@ ip -4 route show default 2>/dev/null | awk '{for (i=1;i<NF;i++) if ($i=="dev") p
 // Run implements Phase.
 func (p *GatherFacts) Run(ctx context.Context) error {
 	s := p.state
-	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		out, err := h.Conn.Sudo(ctx, "sh -c "+quoteScript(factsScript))
 		if err != nil {
 			return fmt.Errorf("reading facts: %w", err)
 		}
-		if err := h.applyFacts(out); err != nil {
+		if err := applyFacts(h, out); err != nil {
 			return err
 		}
-		s.logger().Info("facts", "host", h.String(), "os", h.Facts.OSPretty, "arch", h.Facts.Arch,
+		s.Logger().Info("facts", "host", h.String(), "os", h.Facts.OSPretty, "arch", h.Facts.Arch,
 			"address", h.Facts.PrivateAddress, "interface", h.Facts.PrivateInterface, "selinux", h.Facts.SELinux)
 		return nil
 	})
@@ -64,7 +66,7 @@ type ifaceAddr struct {
 }
 
 // applyFacts parses the facts script's output into h.Facts.
-func (h *Host) applyFacts(out string) error {
+func applyFacts(h *node.Host, out string) error {
 	var addrs []ifaceAddr
 	var defaultDev string
 	f := &h.Facts
@@ -90,11 +92,11 @@ func (h *Host) applyFacts(out string) error {
 		case "fapolicyd":
 			f.Fapolicyd = v == "active"
 		case "firewalld":
-			f.Firewalls = append(f.Firewalls, FirewallFact{Name: "firewalld", Active: v == "active"})
+			f.Firewalls = append(f.Firewalls, node.FirewallFact{Name: "firewalld", Active: v == "active"})
 		case "ufw":
-			f.Firewalls = append(f.Firewalls, FirewallFact{Name: "ufw", Active: strings.Contains(v, "Status: active")})
+			f.Firewalls = append(f.Firewalls, node.FirewallFact{Name: "ufw", Active: strings.Contains(v, "Status: active")})
 		case "nft":
-			f.Firewalls = append(f.Firewalls, FirewallFact{Name: "nftables", Active: true})
+			f.Firewalls = append(f.Firewalls, node.FirewallFact{Name: "nftables", Active: true})
 		case "addr":
 			iface, cidr, _ := strings.Cut(v, " ")
 			if pfx, err := netip.ParsePrefix(cidr); err == nil {

@@ -7,8 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // maxClockSkew is how far a host's clock may be from the fleet's median:
@@ -19,7 +20,7 @@ const maxClockSkew = 30 * time.Second
 // architecture the package carries, a usable firewall, and clock skew.
 type ValidateHosts struct {
 	readOnly
-	state *State
+	state *node.Fleet
 	now   func() time.Time
 }
 
@@ -27,7 +28,7 @@ type ValidateHosts struct {
 func (p *ValidateHosts) Title() string { return "Validate hosts" }
 
 // Prepare implements Preparer.
-func (p *ValidateHosts) Prepare(_ context.Context, s *State) error {
+func (p *ValidateHosts) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	if p.now == nil {
 		p.now = time.Now
@@ -40,33 +41,28 @@ func (p *ValidateHosts) Run(ctx context.Context) error {
 	s := p.state
 	var problems []string
 	problems = append(problems, p.checkUnique()...)
-	var mu sync.Mutex
-	skews := map[*Host]time.Duration{}
-	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	skews, err := node.Map(ctx, s.Hosts, s.Options.Concurrency, func(ctx context.Context, h *node.Host) (time.Duration, bool, error) {
 		if _, err := h.Conn.Sudo(ctx, "true"); err != nil {
-			return fmt.Errorf("sudo does not work: %w", err)
+			return 0, false, fmt.Errorf("sudo does not work: %w", err)
 		}
 		if len(s.Arches) > 0 && !slices.Contains(s.Arches, h.Facts.Arch) {
-			return fmt.Errorf("the host is %s but the package carries %s; build one with --architecture %s", h.Facts.Arch, strings.Join(s.Arches, ", "), h.Facts.Arch)
+			return 0, false, fmt.Errorf("the host is %s but the package carries %s; build one with --architecture %s", h.Facts.Arch, strings.Join(s.Arches, ", "), h.Facts.Arch)
 		}
 		if s.Options.UpdateFirewall && len(h.Facts.Firewalls) == 0 {
-			return fmt.Errorf("--update-firewall is set but the host has no firewall front end (firewalld, ufw or nft)")
+			return 0, false, fmt.Errorf("--update-firewall is set but the host has no firewall front end (firewalld, ufw or nft)")
 		}
 		before := p.now()
 		out, err := h.Conn.Run(ctx, "date -u +%s")
 		if err != nil {
-			return fmt.Errorf("reading the clock: %w", err)
+			return 0, false, fmt.Errorf("reading the clock: %w", err)
 		}
 		after := p.now()
 		secs, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 		if err != nil {
-			return fmt.Errorf("reading the clock: %q is not a time", out)
+			return 0, false, fmt.Errorf("reading the clock: %q is not a time", out)
 		}
 		local := before.Add(after.Sub(before) / 2)
-		mu.Lock()
-		skews[h] = time.Unix(secs, 0).Sub(local)
-		mu.Unlock()
-		return nil
+		return time.Unix(secs, 0).Sub(local), true, nil
 	})
 	if err != nil {
 		problems = append(problems, err.Error())
@@ -100,7 +96,7 @@ func (p *ValidateHosts) checkUnique() []string {
 }
 
 // clockProblems names the hosts whose clock is off the fleet's median.
-func clockProblems(skews map[*Host]time.Duration) []string {
+func clockProblems(skews map[*node.Host]time.Duration) []string {
 	if len(skews) == 0 {
 		return nil
 	}

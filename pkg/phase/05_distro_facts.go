@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -14,14 +15,14 @@ import (
 // downgrade before a real run starts one.
 type DistroFacts struct {
 	readOnly
-	state *State
+	state *node.Fleet
 }
 
 // Title implements Phase.
 func (p *DistroFacts) Title() string { return "Gathering facts about the distro installed" }
 
 // Prepare implements Preparer.
-func (p *DistroFacts) Prepare(_ context.Context, s *State) error {
+func (p *DistroFacts) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
@@ -33,14 +34,14 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the package's spec.version: %w", err)
 	}
-	err = s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	err = s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		out, err := h.Conn.Sudo(ctx, s.Engine.VersionCommand())
 		if err != nil {
 			return fmt.Errorf("reading the %s version: %w", s.Engine.Name(), err)
 		}
 		h.EngineVersion, h.EngineRunning = "", false
 		if strings.TrimSpace(out) == "" {
-			s.logger().Info("no engine installed", "host", h.String(), "engine", s.Engine.Name())
+			s.Logger().Info("no engine installed", "host", h.String(), "engine", s.Engine.Name())
 			return nil
 		}
 		have, err := engine.ParseVersion(out)
@@ -53,10 +54,10 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		if engine.Compare(have, want) > 0 {
 			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, want)
 		}
-		s.logger().Info("engine installed", "host", h.String(), "version", have.String(), "running", h.EngineRunning)
+		s.Logger().Info("engine installed", "host", h.String(), "version", have.String(), "running", h.EngineRunning)
 		return nil
 	})
-	if err == nil && len(s.Hosts.Filter(func(h *Host) bool { return h.EngineVersion != "" })) == 0 {
+	if err == nil && len(s.Hosts.Filter(func(h *node.Host) bool { return h.EngineVersion != "" })) == 0 {
 		s.Report.Note("no host runs %s yet: this is an install", s.Engine.Name())
 	}
 	return err

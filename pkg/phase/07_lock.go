@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -24,10 +25,10 @@ const (
 // change one fleet at once. It waits for a live holder up to the lock wait,
 // takes over a stale lock, and then keeps its locks fresh until released.
 type AcquireLock struct {
-	state   *State
+	state   *node.Fleet
 	Wait    time.Duration // how long to wait for a live holder
 	mu      sync.Mutex
-	held    Hosts
+	held    node.Hosts
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -36,7 +37,7 @@ type AcquireLock struct {
 func (p *AcquireLock) Title() string { return "Acquire exclusive host lock" }
 
 // Prepare implements Preparer.
-func (p *AcquireLock) Prepare(_ context.Context, s *State) error {
+func (p *AcquireLock) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	if p.Wait == 0 {
 		p.Wait = s.Options.LockWait
@@ -50,8 +51,8 @@ func (p *AcquireLock) Prepare(_ context.Context, s *State) error {
 // Plan implements Planner. A dry run takes no lock and a lock is not a
 // change to the cluster, so it plans nothing; it only notes a live holder,
 // whose run may be changing what the dry run reports.
-func (p *AcquireLock) Plan(ctx context.Context) ([]Change, error) {
-	err := p.state.Hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+func (p *AcquireLock) Plan(ctx context.Context) ([]node.Change, error) {
+	err := p.state.Hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		holder, age, err := readLock(ctx, h)
 		if err == nil && holder != "" && age >= 0 && age < lockStaleAfter {
 			p.state.Report.Note("%s: another cargoship (%s) holds the lock; what this dry run reports may be changing", h, holder)
@@ -64,7 +65,7 @@ func (p *AcquireLock) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *AcquireLock) Run(ctx context.Context) error {
 	s := p.state
-	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		if err := p.acquire(ctx, h); err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 
 // acquire creates the lock file only if it is absent (noclobber opens with
 // O_EXCL), waiting out a live holder and removing a stale lock.
-func (p *AcquireLock) acquire(ctx context.Context, h *Host) error {
+func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
 	create := "set -C; mkdir -p /run/lock && printf %s " + shell.Quote(id) + " > " + LockPath
 	deadline := time.Now().Add(p.Wait)
@@ -104,7 +105,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *Host) error {
 		case holder == "" && age < 0:
 			continue // removed between our create and read: try again
 		case age >= lockStaleAfter:
-			p.state.logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
+			p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
 			if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
 				return fmt.Errorf("removing stale lock: %w", err)
 			}
@@ -114,7 +115,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *Host) error {
 			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
 				holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
 		}
-		p.state.logger().Info("waiting for lock", "host", h.String(), "holder", holder)
+		p.state.Logger().Info("waiting for lock", "host", h.String(), "holder", holder)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -125,7 +126,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *Host) error {
 
 // readLock returns the holder's id and the lock's age; age < 0 when the
 // lock is absent.
-func readLock(ctx context.Context, h *Host) (string, time.Duration, error) {
+func readLock(ctx context.Context, h *node.Host) (string, time.Duration, error) {
 	out, err := h.Conn.Sudo(ctx, "sh -c "+shell.Quote(`f=`+LockPath+`; if [ -e "$f" ]; then echo "$(( $(date +%s) - $(stat -c %Y "$f") ))"; cat "$f"; else echo absent; fi`))
 	if err != nil {
 		return "", 0, err
@@ -151,9 +152,9 @@ func (p *AcquireLock) refresh(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = p.held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+			_ = p.held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 				if _, err := h.Conn.Sudo(ctx, shell.Join("touch", "-c", LockPath)); err != nil {
-					p.state.logger().Warn("refreshing lock failed", "host", h.String(), "error", err)
+					p.state.Logger().Warn("refreshing lock failed", "host", h.String(), "error", err)
 				}
 				return nil
 			})
@@ -174,7 +175,7 @@ func (p *AcquireLock) Release(ctx context.Context) error {
 	p.held = nil
 	p.mu.Unlock()
 	script := `f=` + LockPath + `; [ "$(cat "$f" 2>/dev/null)" = "$1" ] && rm -f "$f"; true`
-	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		_, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "unlock", p.state.Options.InstanceID))
 		return err
 	})
@@ -184,27 +185,27 @@ func (p *AcquireLock) Release(ctx context.Context) error {
 // interrupted.
 func (p *AcquireLock) CleanUp(ctx context.Context) {
 	if err := p.Release(ctx); err != nil {
-		p.state.logger().Warn("releasing locks", "error", err)
+		p.state.Logger().Warn("releasing locks", "error", err)
 	}
 }
 
 // ReleaseLock is phase 30: it releases what AcquireLock took.
 type ReleaseLock struct {
 	Lock  *AcquireLock
-	state *State
+	state *node.Fleet
 }
 
 // Title implements Phase.
 func (p *ReleaseLock) Title() string { return "Release exclusive host lock" }
 
 // Prepare implements Preparer.
-func (p *ReleaseLock) Prepare(_ context.Context, s *State) error {
+func (p *ReleaseLock) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
 
 // Plan implements Planner: releasing a lock changes nothing.
-func (p *ReleaseLock) Plan(context.Context) ([]Change, error) { return nil, nil }
+func (p *ReleaseLock) Plan(context.Context) ([]node.Change, error) { return nil, nil }
 
 // Run implements Phase.
 func (p *ReleaseLock) Run(ctx context.Context) error { return p.Lock.Release(ctx) }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // PrepareHosts sets the package's sysctls (persisted in /etc/sysctl.d and
@@ -17,9 +18,9 @@ func NewPrepareHosts() *PrepareHosts {
 }
 
 // Prepare implements Preparer.
-func (p *PrepareHosts) Prepare(_ context.Context, s *State) error {
+func (p *PrepareHosts) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.steps = map[*Host][]hostos.Step{}
+	p.steps = map[*node.Host][]hostos.Step{}
 	sysctl := s.Distro.Spec.Config.OS.Sysctl
 	for _, h := range s.Hosts {
 		steps := []hostos.Step{hostos.Modules{}, hostos.SwapOff{}}

@@ -9,11 +9,12 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // onEnterpriseLinux selects the Enterprise Linux hosts with SELinux on.
-func onEnterpriseLinux(h *Host, modes ...string) bool {
+func onEnterpriseLinux(h *node.Host, modes ...string) bool {
 	if h.Facts.Family != v1alpha1.FamilyEnterpriseLinux {
 		return false
 	}
@@ -44,9 +45,9 @@ func isPolicyRPM(name string) bool {
 }
 
 // Prepare implements Preparer.
-func (p *PrepareEL) Prepare(_ context.Context, s *State) error {
+func (p *PrepareEL) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.steps, p.uploads = map[*Host][]hostos.Step{}, map[*Host][]placement{}
+	p.steps, p.uploads = map[*node.Host][]hostos.Step{}, map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {
 		if !onEnterpriseLinux(h, "enforcing", "permissive") {
@@ -55,10 +56,10 @@ func (p *PrepareEL) Prepare(_ context.Context, s *State) error {
 		var files []string
 		for _, e := range entries {
 			if e.Kind == pkgfile.KindOS && isPolicyRPM(e.Target) && selects(e.Selector, e.Architecture, h) {
-				pl := s.entryPlacement(e, e.Target)
-				pl.staged = false
+				pl := s.EntryPlacement(e, e.Target)
+				pl.Staged = false
 				p.uploads[h] = append(p.uploads[h], pl)
-				files = append(files, pl.target)
+				files = append(files, pl.Target)
 			}
 		}
 		cfg := hostos.For(h.OS)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // Fapolicyd writes the distro's fapolicyd rules to 31-cargoship.rules and
@@ -17,9 +18,9 @@ func NewFapolicyd() *Fapolicyd {
 }
 
 // Prepare implements Preparer.
-func (p *Fapolicyd) Prepare(_ context.Context, s *State) error {
+func (p *Fapolicyd) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.steps = map[*Host][]hostos.Step{}
+	p.steps = map[*node.Host][]hostos.Step{}
 	osc := s.Distro.Spec.Config.OS
 	if osc.Fapolicyd == "" && osc.FapolicydExecutable == "" {
 		s.Report.Note("%s: the package carries no fapolicyd rules; no host claimed", p.title)

@@ -5,6 +5,7 @@ import (
 	"path"
 
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
@@ -22,9 +23,9 @@ func NewSELinuxPolicy() *SELinuxPolicy {
 }
 
 // Prepare implements Preparer.
-func (p *SELinuxPolicy) Prepare(_ context.Context, s *State) error {
+func (p *SELinuxPolicy) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.steps, p.uploads = map[*Host][]hostos.Step{}, map[*Host][]placement{}
+	p.steps, p.uploads = map[*node.Host][]hostos.Step{}, map[*node.Host][]node.Placement{}
 	se := s.Distro.Spec.Config.OS.SELinux
 	if se == nil {
 		s.Report.Note("%s: the package carries no SELinux policy; no host claimed", p.title)
@@ -40,10 +41,10 @@ func (p *SELinuxPolicy) Prepare(_ context.Context, s *State) error {
 			pol.FileContexts = append(pol.FileContexts, hostos.SELinuxFileContext{Path: fc.Path, Type: fc.Type})
 		}
 		for _, e := range mods {
-			pl := s.entryPlacement(e, path.Join(selinuxModulesDir, path.Base(e.Name)))
-			pl.staged = false
+			pl := s.EntryPlacement(e, path.Join(selinuxModulesDir, path.Base(e.Name)))
+			pl.Staged = false
 			p.uploads[h] = append(p.uploads[h], pl)
-			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.target})
+			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.Target})
 		}
 		p.steps[h] = []hostos.Step{hostos.Enforcing{Configurer: hostos.For(h.OS), Step: pol}}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // UpdateEtcHosts writes a managed block into /etc/hosts with every node's
@@ -17,9 +18,9 @@ func NewUpdateEtcHosts() *UpdateEtcHosts {
 }
 
 // Prepare implements Preparer.
-func (p *UpdateEtcHosts) Prepare(_ context.Context, s *State) error {
+func (p *UpdateEtcHosts) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.steps = map[*Host][]hostos.Step{}
+	p.steps = map[*node.Host][]hostos.Step{}
 	if !s.Options.UpdateHosts {
 		return nil
 	}

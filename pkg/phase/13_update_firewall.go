@@ -3,10 +3,10 @@ package phase
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/firewall"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // UpdateFirewall configures each host's firewall front end (with
@@ -14,9 +14,9 @@ import (
 // service CIDRs, opens the engine's ports and the configured ones, and
 // applies the configured rules.
 type UpdateFirewall struct {
-	state   *State
-	fronts  map[*Host]firewall.Firewall
-	desired map[*Host]firewall.Desired
+	state   *node.Fleet
+	fronts  map[*node.Host]firewall.Firewall
+	desired map[*node.Host]firewall.Desired
 }
 
 // Title implements Phase.
@@ -24,39 +24,40 @@ func (p *UpdateFirewall) Title() string { return "Updating hosts firewall" }
 
 // Prepare implements Preparer: it detects each host's front end and works
 // out what the cluster needs from it, reading only.
-func (p *UpdateFirewall) Prepare(ctx context.Context, s *State) error {
+func (p *UpdateFirewall) Prepare(ctx context.Context, s *node.Fleet) error {
 	p.state = s
-	p.fronts, p.desired = map[*Host]firewall.Firewall{}, map[*Host]firewall.Desired{}
+	p.fronts, p.desired = map[*node.Host]firewall.Firewall{}, map[*node.Host]firewall.Desired{}
 	if !s.Options.UpdateFirewall {
 		return nil
 	}
-	var mu sync.Mutex
-	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	type chosen struct {
+		fw      firewall.Firewall
+		desired firewall.Desired
+	}
+	found, err := node.Map(ctx, s.Hosts, s.Options.Concurrency, func(ctx context.Context, h *node.Host) (chosen, bool, error) {
 		found, err := firewall.DetectAll(ctx, h.Conn)
 		if err != nil {
-			return fmt.Errorf("detecting the firewall: %w", err)
+			return chosen{}, false, fmt.Errorf("detecting the firewall: %w", err)
 		}
 		fw, err := firewall.Choose(h.OS, found)
 		if err != nil {
-			return err
+			return chosen{}, false, err
 		}
 		if fw == nil {
 			s.Report.Note("%s: no active firewall front end and no nft: nothing to configure", h)
-			return nil
+			return chosen{}, false, nil
 		}
 		d, err := p.desiredFor(h)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		p.fronts[h], p.desired[h] = fw, d
-		mu.Unlock()
-		return nil
+		return chosen{fw, d}, err == nil, err
 	})
+	for h, c := range found {
+		p.fronts[h], p.desired[h] = c.fw, c.desired
+	}
+	return err
 }
 
 // desiredFor is what host h's firewall must allow.
-func (p *UpdateFirewall) desiredFor(h *Host) (firewall.Desired, error) {
+func (p *UpdateFirewall) desiredFor(h *node.Host) (firewall.Desired, error) {
 	s := p.state
 	cfg := engine.HostConfig(s.Cluster, s.Distro, h.Spec)
 	d := firewall.Desired{Interface: h.Facts.PrivateInterface}
@@ -86,53 +87,49 @@ func (p *UpdateFirewall) desiredFor(h *Host) (firewall.Desired, error) {
 	return d, nil
 }
 
-func (p *UpdateFirewall) hosts() Hosts {
-	return p.state.Hosts.Filter(func(h *Host) bool { return p.fronts[h] != nil })
+func (p *UpdateFirewall) hosts() node.Hosts {
+	return p.state.Hosts.Filter(func(h *node.Host) bool { return p.fronts[h] != nil })
 }
 
 // ShouldRun implements Conditional.
 func (p *UpdateFirewall) ShouldRun() bool { return len(p.fronts) > 0 }
 
 // Plan implements Planner.
-func (p *UpdateFirewall) Plan(ctx context.Context) ([]Change, error) {
-	var mu sync.Mutex
-	var out []Change
-	err := p.hosts().Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+func (p *UpdateFirewall) Plan(ctx context.Context) ([]node.Change, error) {
+	return node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
 		pl, err := p.fronts[h].Plan(ctx, h.Conn, p.desired[h])
 		if err != nil {
-			return fmt.Errorf("%s: %w", p.fronts[h].Name(), err)
+			return nil, fmt.Errorf("%s: %w", p.fronts[h].Name(), err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		var out []node.Change
 		for _, a := range pl.Actions {
-			out = append(out, Change{Host: h.String(), What: p.fronts[h].Name() + ": " + a.Summary})
+			out = append(out, node.Change{Host: h.String(), What: p.fronts[h].Name() + ": " + a.Summary})
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // Run implements Phase.
 func (p *UpdateFirewall) Run(ctx context.Context) error {
 	s := p.state
-	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		fw := p.fronts[h]
 		done, err := fw.Apply(ctx, h.Conn, p.desired[h])
 		if err != nil {
 			return fmt.Errorf("%s: %w", fw.Name(), err)
 		}
 		for _, a := range done.Actions {
-			s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: fw.Name() + ": " + a.Summary})
+			s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: fw.Name() + ": " + a.Summary})
 		}
 		for _, w := range done.Warnings {
-			s.logger().Warn(w, "host", h.String(), "firewall", fw.Name())
+			s.Logger().Warn(w, "host", h.String(), "firewall", fw.Name())
 		}
 		return nil
 	})
 }
 
 // FrontEnd names the front end the phase chose for h, "" when none.
-func (p *UpdateFirewall) FrontEnd(h *Host) string {
+func (p *UpdateFirewall) FrontEnd(h *node.Host) string {
 	if fw := p.fronts[h]; fw != nil {
 		return fw.Name()
 	}

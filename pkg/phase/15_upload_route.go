@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // UploadRoute is one install route's upload phase (RPM, APT, Binaries). A
@@ -12,8 +13,8 @@ import (
 // no debs leaves Debian hosts to the binary route (seeds/001).
 type UploadRoute struct {
 	Route string
-	state *State
-	plans map[*Host][]placement
+	state *node.Fleet
+	plans map[*node.Host][]node.Placement
 }
 
 // NewUploadRPM is phase 15.
@@ -38,7 +39,7 @@ func (p *UploadRoute) Title() string {
 
 // eligible says whether a host may take this route at all: RPM and APT by
 // OS family, the binary route for any host no earlier route claimed.
-func (p *UploadRoute) eligible(h *Host) bool {
+func (p *UploadRoute) eligible(h *node.Host) bool {
 	if h.Route != "" {
 		return false
 	}
@@ -51,9 +52,9 @@ func (p *UploadRoute) eligible(h *Host) bool {
 
 // Prepare implements Preparer: it selects each eligible host's files and
 // claims the host for this route only when there are some.
-func (p *UploadRoute) Prepare(_ context.Context, s *State) error {
+func (p *UploadRoute) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.plans = map[*Host][]placement{}
+	p.plans = map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {
 		if !p.eligible(h) {
@@ -63,11 +64,11 @@ func (p *UploadRoute) Prepare(_ context.Context, s *State) error {
 		if len(es) == 0 {
 			continue
 		}
-		var pls []placement
+		var pls []node.Placement
 		for _, e := range es {
-			pl := s.entryPlacement(e, e.Target)
+			pl := s.EntryPlacement(e, e.Target)
 			if p.Route != v1alpha1.RouteBinary {
-				pl.staged = false // package files are installed by the package manager, not moved
+				pl.Staged = false // package files are installed by the package manager, not moved
 			}
 			pls = append(pls, pl)
 		}
@@ -84,8 +85,8 @@ func (p *UploadRoute) Prepare(_ context.Context, s *State) error {
 func (p *UploadRoute) ShouldRun() bool { return len(p.plans) > 0 }
 
 // Plan implements Planner.
-func (p *UploadRoute) Plan(ctx context.Context) ([]Change, error) {
-	changes, err := p.state.planHosts(ctx, p.plans)
+func (p *UploadRoute) Plan(ctx context.Context) ([]node.Change, error) {
+	changes, err := p.state.PlanHosts(ctx, p.plans)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +94,12 @@ func (p *UploadRoute) Plan(ctx context.Context) ([]Change, error) {
 		for h, pls := range p.plans {
 			files := make([]string, len(pls))
 			for i, pl := range pls {
-				files[i] = pl.target
+				files[i] = pl.Target
 			}
-			if missing, err := p.state.packagesMissing(ctx, h, files); err != nil {
+			if missing, err := p.state.PackagesMissing(ctx, h, files); err != nil {
 				return nil, err
 			} else if len(missing) > 0 {
-				changes = append(changes, Change{Host: h.String(), What: fmt.Sprintf("install %d %s package(s) from uploaded files", len(missing), p.Route)})
+				changes = append(changes, node.Change{Host: h.String(), What: fmt.Sprintf("install %d %s package(s) from uploaded files", len(missing), p.Route)})
 			}
 		}
 	}
@@ -108,24 +109,17 @@ func (p *UploadRoute) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *UploadRoute) Run(ctx context.Context) error {
 	s := p.state
-	claimed := s.Hosts.Filter(func(h *Host) bool { return len(p.plans[h]) > 0 })
-	s.logger().Info("route", "route", p.Route, "hosts", claimed.Names())
-	return claimed.Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
-		if err := s.placeAll(ctx, h, p.Title(), p.plans[h]); err != nil {
+	claimed := s.Hosts.Filter(func(h *node.Host) bool { return len(p.plans[h]) > 0 })
+	s.Logger().Info("route", "route", p.Route, "hosts", claimed.Names())
+	return claimed.Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *node.Host) error {
+		if err := s.PlaceAll(ctx, h, p.Title(), p.plans[h]); err != nil {
 			return err
 		}
 		if p.Route != v1alpha1.RouteBinary {
 			for _, pl := range p.plans[h] {
-				s.queuePackage(h, pl.target)
+				s.QueuePackage(h, pl.Target)
 			}
 		}
 		return nil
 	})
-}
-
-// queuePackage remembers an uploaded package file for the install phases.
-func (s *State) queuePackage(h *Host, file string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h.Packages = append(h.Packages, file)
 }

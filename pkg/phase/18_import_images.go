@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
@@ -19,17 +20,17 @@ const importedDir = "/var/lib/cargoship/images-imported"
 // store, for an engine that does not pick up its images directory by itself
 // (upstream kubeadm with containerd). k3s and rke2 import on start.
 type ImportImages struct {
-	state   *State
-	archive map[*Host]pkgfile.Entry
+	state   *node.Fleet
+	archive map[*node.Host]pkgfile.Entry
 }
 
 // Title implements Phase.
 func (p *ImportImages) Title() string { return "Import images" }
 
 // Prepare implements Preparer.
-func (p *ImportImages) Prepare(_ context.Context, s *State) error {
+func (p *ImportImages) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
-	p.archive = map[*Host]pkgfile.Entry{}
+	p.archive = map[*node.Host]pkgfile.Entry{}
 	if s.Engine.ImportsImagesDirByItself() {
 		return nil
 	}
@@ -46,15 +47,15 @@ func (p *ImportImages) Prepare(_ context.Context, s *State) error {
 // ShouldRun implements Conditional.
 func (p *ImportImages) ShouldRun() bool { return len(p.archive) > 0 }
 
-func (p *ImportImages) hosts() Hosts {
-	return p.state.Hosts.Filter(func(h *Host) bool { _, ok := p.archive[h]; return ok })
+func (p *ImportImages) hosts() node.Hosts {
+	return p.state.Hosts.Filter(func(h *node.Host) bool { _, ok := p.archive[h]; return ok })
 }
 
 // marker is where the last imported sha256 of an archive is recorded.
 func marker(e pkgfile.Entry) string { return path.Join(importedDir, path.Base(e.Name)+".sha256") }
 
 // imported reports whether the host's store already holds this archive.
-func (p *ImportImages) imported(ctx context.Context, h *Host, e pkgfile.Entry) (bool, error) {
+func (p *ImportImages) imported(ctx context.Context, h *node.Host, e pkgfile.Entry) (bool, error) {
 	b, err := host.ReadFile(ctx, h.Conn, marker(e))
 	if err != nil {
 		return false, nil //nolint:nilerr // no marker: never imported
@@ -63,8 +64,8 @@ func (p *ImportImages) imported(ctx context.Context, h *Host, e pkgfile.Entry) (
 }
 
 // Plan implements Planner.
-func (p *ImportImages) Plan(ctx context.Context) ([]Change, error) {
-	var out []Change
+func (p *ImportImages) Plan(ctx context.Context) ([]node.Change, error) {
+	var out []node.Change
 	for _, h := range p.hosts() {
 		e := p.archive[h]
 		done, err := p.imported(ctx, h, e)
@@ -72,7 +73,7 @@ func (p *ImportImages) Plan(ctx context.Context) ([]Change, error) {
 			return nil, err
 		}
 		if !done {
-			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("import %d image(s) from %s", len(e.Images), path.Base(e.Name))})
+			out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("import %d image(s) from %s", len(e.Images), path.Base(e.Name))})
 		}
 	}
 	return out, nil
@@ -81,7 +82,7 @@ func (p *ImportImages) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *ImportImages) Run(ctx context.Context) error {
 	s := p.state
-	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		e := p.archive[h]
 		done, err := p.imported(ctx, h, e)
 		if err != nil || done {
@@ -89,7 +90,7 @@ func (p *ImportImages) Run(ctx context.Context) error {
 		}
 		// The image store's runtime comes from the package's own packages:
 		// install them now, and make sure it runs.
-		if err := s.installPackages(ctx, h, p.Title()); err != nil {
+		if err := s.InstallPackages(ctx, h, p.Title()); err != nil {
 			return err
 		}
 		if _, err := h.Conn.Sudo(ctx, "systemctl start containerd"); err != nil {
@@ -102,7 +103,7 @@ func (p *ImportImages) Run(ctx context.Context) error {
 		if _, err := host.WriteFile(ctx, h.Conn, marker(e), []byte(e.SHA256+"\n"), 0o644, ""); err != nil {
 			return err
 		}
-		s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: fmt.Sprintf("imported %d image(s) from %s", len(e.Images), path.Base(e.Name))})
+		s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: fmt.Sprintf("imported %d image(s) from %s", len(e.Images), path.Base(e.Name))})
 		return nil
 	})
 }

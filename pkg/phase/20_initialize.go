@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // Initialize starts the engine on hosts of one role class where it does not
@@ -15,8 +15,8 @@ import (
 // profile (infra) batched and reported separately.
 type Initialize struct {
 	controllers bool
-	state       *State
-	targets     Hosts
+	state       *node.Fleet
+	targets     node.Hosts
 }
 
 // NewInitializeControllers is phase 20.
@@ -35,7 +35,7 @@ func (p *Initialize) Title() string {
 
 // Prepare implements Preparer: the hosts of the class whose engine does not
 // run, the founder first.
-func (p *Initialize) Prepare(_ context.Context, s *State) error {
+func (p *Initialize) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	p.targets = nil
 	for _, h := range s.Hosts {
@@ -54,15 +54,15 @@ func (p *Initialize) Prepare(_ context.Context, s *State) error {
 func (p *Initialize) ShouldRun() bool { return len(p.targets) > 0 }
 
 // Plan implements Planner.
-func (p *Initialize) Plan(context.Context) ([]Change, error) {
-	var out []Change
+func (p *Initialize) Plan(context.Context) ([]node.Change, error) {
+	var out []node.Change
 	for _, h := range p.targets {
-		out = append(out, Change{Host: h.String(), What: p.describe(h)})
+		out = append(out, node.Change{Host: h.String(), What: p.describe(h)})
 	}
 	return out, nil
 }
 
-func (p *Initialize) describe(h *Host) string {
+func (p *Initialize) describe(h *node.Host) string {
 	s := p.state
 	switch {
 	case h == s.Leader() && s.ColdBootstrap():
@@ -77,10 +77,10 @@ func (p *Initialize) describe(h *Host) string {
 func (p *Initialize) Run(ctx context.Context) error {
 	s := p.state
 	if p.controllers {
-		return p.targets.Sequential(ctx, func(ctx context.Context, h *Host) error { return p.start(ctx, h) })
+		return p.targets.Sequential(ctx, func(ctx context.Context, h *node.Host) error { return p.start(ctx, h) })
 	}
 	for _, group := range byProfile(p.targets) {
-		s.logger().Info("starting agents", "profile", group[0].Spec.Profile, "hosts", group.Names(), "batch", s.Options.WorkerConcurrency)
+		s.Logger().Info("starting agents", "profile", group[0].Spec.Profile, "hosts", group.Names(), "batch", s.Options.WorkerConcurrency)
 		if err := group.Batches(ctx, s.Options.WorkerConcurrency, p.start); err != nil {
 			return err
 		}
@@ -89,17 +89,17 @@ func (p *Initialize) Run(ctx context.Context) error {
 }
 
 // start installs, configures and starts one node and waits for it.
-func (p *Initialize) start(ctx context.Context, h *Host) error {
+func (p *Initialize) start(ctx context.Context, h *node.Host) error {
 	s := p.state
 	what := p.describe(h)
-	if err := s.installPending(ctx, h, p.Title()); err != nil {
+	if err := s.InstallPending(ctx, h, p.Title()); err != nil {
 		return err
 	}
-	r, err := s.renderedFor(ctx, h)
+	r, err := s.RenderedFor(ctx, h)
 	if err != nil {
 		return err
 	}
-	if err := s.writeRendered(ctx, h, p.Title(), r); err != nil {
+	if err := s.WriteRendered(ctx, h, p.Title(), r); err != nil {
 		return err
 	}
 	for _, cmd := range r.Start {
@@ -107,35 +107,19 @@ func (p *Initialize) start(ctx context.Context, h *Host) error {
 			return fmt.Errorf("starting %s: %w", s.Engine.Name(), err)
 		}
 	}
-	s.mu.Lock()
-	h.EngineRunning, h.Started = true, true
-	s.mu.Unlock()
+	s.MarkStarted(h, "")
 	if err := s.WaitReady(ctx, h, ""); err != nil {
 		return err
 	}
-	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: what})
-	s.logger().Info("node ready", "host", h.String(), "node", h.NodeName())
+	s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: what})
+	s.Logger().Info("node ready", "host", h.String(), "node", h.NodeName())
 	return nil
-}
-
-// renderedFor renders a host's engine files now: after the founder is up
-// the cluster's own token can be read (kubeadm makes one only then).
-func (s *State) renderedFor(ctx context.Context, h *Host) (engine.Rendered, error) {
-	r, err := s.RenderAll(ctx, Hosts{h})
-	if err != nil {
-		return engine.Rendered{}, err
-	}
-	out, ok := r[h]
-	if !ok {
-		return engine.Rendered{}, fmt.Errorf("%s: no join token yet: the founder is not running", h)
-	}
-	return out, nil
 }
 
 // byProfile groups workers by profile, plain workers first, so hosts with
 // a profile of their own (infra) start as a batch of their own.
-func byProfile(hs Hosts) []Hosts {
-	groups := map[string]Hosts{}
+func byProfile(hs node.Hosts) []node.Hosts {
+	groups := map[string]node.Hosts{}
 	var order []string
 	for _, h := range hs {
 		p := h.Spec.Profile
@@ -145,7 +129,7 @@ func byProfile(hs Hosts) []Hosts {
 		groups[p] = append(groups[p], h)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i] == v1alpha1.RoleWorker && order[j] != v1alpha1.RoleWorker })
-	out := make([]Hosts, len(order))
+	out := make([]node.Hosts, len(order))
 	for i, p := range order {
 		out[i] = groups[p]
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
@@ -18,7 +19,7 @@ const manifestsDir = "/var/lib/cargoship/manifests"
 // from the leader with the engine's own kubectl. A manifest already applied
 // at that content is not applied again.
 type ApplyManifests struct {
-	state     *State
+	state     *node.Fleet
 	manifests []pkgfile.Entry
 }
 
@@ -26,7 +27,7 @@ type ApplyManifests struct {
 func (p *ApplyManifests) Title() string { return "Apply manifests" }
 
 // Prepare implements Preparer.
-func (p *ApplyManifests) Prepare(_ context.Context, s *State) error {
+func (p *ApplyManifests) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	p.manifests = s.Package.EntriesOf(pkgfile.KindManifests)
 	return nil
@@ -40,7 +41,7 @@ func manifestPath(e pkgfile.Entry) string {
 }
 
 // pending lists the manifests not applied at their content yet.
-func (p *ApplyManifests) pending(ctx context.Context, leader *Host) ([]pkgfile.Entry, error) {
+func (p *ApplyManifests) pending(ctx context.Context, leader *node.Host) ([]pkgfile.Entry, error) {
 	var out []pkgfile.Entry
 	for _, e := range p.manifests {
 		b, err := host.ReadFile(ctx, leader.Conn, manifestPath(e)+".applied")
@@ -53,7 +54,7 @@ func (p *ApplyManifests) pending(ctx context.Context, leader *Host) ([]pkgfile.E
 
 // Plan implements Planner: with no engine running yet there is no cluster
 // to compare with, so every manifest would be applied.
-func (p *ApplyManifests) Plan(ctx context.Context) ([]Change, error) {
+func (p *ApplyManifests) Plan(ctx context.Context) ([]node.Change, error) {
 	leader := p.state.Leader()
 	todo := p.manifests
 	if leader != nil && leader.EngineRunning {
@@ -62,9 +63,9 @@ func (p *ApplyManifests) Plan(ctx context.Context) ([]Change, error) {
 			return nil, err
 		}
 	}
-	var out []Change
+	var out []node.Change
 	for _, e := range todo {
-		out = append(out, Change{Host: leader.String(), What: "kubectl apply " + path.Base(e.Name)})
+		out = append(out, node.Change{Host: leader.String(), What: "kubectl apply " + path.Base(e.Name)})
 	}
 	return out, nil
 }
@@ -72,7 +73,7 @@ func (p *ApplyManifests) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *ApplyManifests) Run(ctx context.Context) error {
 	s := p.state
-	leader := s.kubectlHost()
+	leader := s.KubectlHost()
 	if leader == nil {
 		return fmt.Errorf("no controller runs %s to apply manifests through", s.Engine.Name())
 	}
@@ -82,9 +83,9 @@ func (p *ApplyManifests) Run(ctx context.Context) error {
 	}
 	for _, e := range todo {
 		dst := manifestPath(e)
-		pl := s.entryPlacement(e, dst)
-		pl.staged, pl.mode = false, 0o600
-		if _, err := s.place(ctx, leader, pl); err != nil {
+		pl := s.EntryPlacement(e, dst)
+		pl.Staged, pl.Mode = false, 0o600
+		if _, err := s.Place(ctx, leader, pl); err != nil {
 			return err
 		}
 		if _, err := s.Kubectl(ctx, "apply", "-f", dst); err != nil {
@@ -93,7 +94,7 @@ func (p *ApplyManifests) Run(ctx context.Context) error {
 		if _, err := host.WriteFile(ctx, leader.Conn, dst+".applied", []byte(e.SHA256+"\n"), 0o600, ""); err != nil {
 			return err
 		}
-		s.Report.Add(Change{Host: leader.String(), Phase: p.Title(), What: "applied " + path.Base(e.Name)})
+		s.Report.Add(node.Change{Host: leader.String(), Phase: p.Title(), What: "applied " + path.Base(e.Name)})
 	}
 	return nil
 }

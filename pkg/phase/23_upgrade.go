@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // Upgrade moves hosts of one role class from an older engine version to the
@@ -16,8 +17,8 @@ import (
 // leave such nodes for later.
 type Upgrade struct {
 	controllers bool
-	state       *State
-	targets     Hosts
+	state       *node.Fleet
+	targets     node.Hosts
 }
 
 // NewUpgradeControllers is phase 23.
@@ -36,7 +37,7 @@ func (p *Upgrade) Title() string {
 
 // Prepare implements Preparer: hosts of the class at an older version. A
 // downgrade was already refused by phase 5, before anything changed.
-func (p *Upgrade) Prepare(ctx context.Context, s *State) error {
+func (p *Upgrade) Prepare(ctx context.Context, s *node.Fleet) error {
 	p.state = s
 	p.targets = nil
 	want, err := engine.ParseVersion(s.Distro.Spec.Version)
@@ -73,7 +74,7 @@ func (p *Upgrade) checkReady(ctx context.Context) error {
 	for _, n := range nodes {
 		ready[n.Name] = n.Ready
 	}
-	var keep Hosts
+	var keep node.Hosts
 	for _, h := range p.targets {
 		if ready[h.NodeName()] {
 			keep = append(keep, h)
@@ -92,10 +93,10 @@ func (p *Upgrade) checkReady(ctx context.Context) error {
 func (p *Upgrade) ShouldRun() bool { return len(p.targets) > 0 }
 
 // Plan implements Planner.
-func (p *Upgrade) Plan(context.Context) ([]Change, error) {
-	var out []Change
+func (p *Upgrade) Plan(context.Context) ([]node.Change, error) {
+	var out []node.Change
 	for _, h := range p.targets {
-		out = append(out, Change{Host: h.String(), What: fmt.Sprintf("drain, upgrade %s %s to %s, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version)})
+		out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("drain, upgrade %s %s to %s, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version)})
 	}
 	return out, nil
 }
@@ -109,18 +110,16 @@ func (p *Upgrade) Run(ctx context.Context) error {
 	return p.targets.Batches(ctx, s.Options.WorkerConcurrency, p.upgrade)
 }
 
-func (p *Upgrade) upgrade(ctx context.Context, h *Host) error {
+func (p *Upgrade) upgrade(ctx context.Context, h *node.Host) error {
 	s := p.state
 	from := h.EngineVersion
 	err := s.Restart(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {
-		return s.installPending(ctx, h, p.Title())
+		return s.InstallPending(ctx, h, p.Title())
 	})
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	h.Started, h.EngineVersion = true, s.Distro.Spec.Version
-	s.mu.Unlock()
-	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: fmt.Sprintf("upgraded %s %s to %s", s.Engine.Name(), from, s.Distro.Spec.Version)})
+	s.MarkStarted(h, s.Distro.Spec.Version)
+	s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: fmt.Sprintf("upgraded %s %s to %s", s.Engine.Name(), from, s.Distro.Spec.Version)})
 	return nil
 }

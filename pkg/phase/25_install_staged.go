@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // InstallStaged installs what the upload phases left waiting on any host
@@ -11,20 +13,20 @@ import (
 // the host's package manager (from the uploaded files only, never a
 // repository), then staged executables moved into place.
 type InstallStaged struct {
-	state *State
+	state *node.Fleet
 }
 
 // Title implements Phase.
 func (p *InstallStaged) Title() string { return "Install staged files" }
 
 // Prepare implements Preparer.
-func (p *InstallStaged) Prepare(_ context.Context, s *State) error {
+func (p *InstallStaged) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
 
-func (p *InstallStaged) hosts() Hosts {
-	return p.state.Hosts.Filter(func(h *Host) bool { return len(h.Staged) > 0 || len(h.Packages) > 0 })
+func (p *InstallStaged) hosts() node.Hosts {
+	return p.state.Hosts.Filter(func(h *node.Host) bool { return len(h.Staged) > 0 || len(h.Packages) > 0 })
 }
 
 // ShouldRun implements Conditional.
@@ -33,18 +35,18 @@ func (p *InstallStaged) ShouldRun() bool { return len(p.hosts()) > 0 }
 // Plan implements Planner. In a dry run nothing was uploaded, so the plan
 // is what the upload phases would leave waiting: it is known only when
 // they found the files already on the host.
-func (p *InstallStaged) Plan(ctx context.Context) ([]Change, error) {
-	var out []Change
+func (p *InstallStaged) Plan(ctx context.Context) ([]node.Change, error) {
+	var out []node.Change
 	for _, h := range p.hosts() {
 		for _, f := range h.Staged {
-			out = append(out, Change{Host: h.String(), What: "install " + f.Target})
+			out = append(out, node.Change{Host: h.String(), What: "install " + f.Target})
 		}
-		missing, err := p.state.packagesMissing(ctx, h, h.Packages)
+		missing, err := p.state.PackagesMissing(ctx, h, h.Packages)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range missing {
-			out = append(out, Change{Host: h.String(), What: "install package " + path.Base(m)})
+			out = append(out, node.Change{Host: h.String(), What: "install package " + path.Base(m)})
 		}
 	}
 	return out, nil
@@ -53,8 +55,8 @@ func (p *InstallStaged) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *InstallStaged) Run(ctx context.Context) error {
 	s := p.state
-	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
-		if err := s.installPending(ctx, h, p.Title()); err != nil {
+	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
+		if err := s.InstallPending(ctx, h, p.Title()); err != nil {
 			return fmt.Errorf("installing staged files: %w", err)
 		}
 		return nil

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // SyncConfig brings the engine config of nodes that already ran before this
@@ -19,8 +19,8 @@ import (
 // values are written in place: the engine reconciles them while it runs.
 type SyncConfig struct {
 	controllers bool
-	state       *State
-	drift       map[*Host]configDrift
+	state       *node.Fleet
+	drift       map[*node.Host]configDrift
 }
 
 // NewSyncConfigController is phase 26: controllers, one at a time.
@@ -38,25 +38,13 @@ func (p *SyncConfig) Title() string {
 	return "Sync Registry Config Worker"
 }
 
-// ranBefore says h's engine ran before this run and this run leaves it as
-// it was: not started, not upgraded (Started), and not waiting for an
-// upgrade, which in a dry run is only planned.
-func (s *State) ranBefore(h *Host) bool {
-	if !h.EngineRunning || h.Started || h.Conn == nil {
-		return false
-	}
-	have, err1 := engine.ParseVersion(h.EngineVersion)
-	want, err2 := engine.ParseVersion(s.Distro.Spec.Version)
-	return err1 == nil && err2 == nil && engine.Compare(have, want) >= 0
-}
-
 // Prepare implements Preparer: it renders the files of every node of its
 // role that ran before this run and compares them with the node's own.
-func (p *SyncConfig) Prepare(ctx context.Context, s *State) error {
+func (p *SyncConfig) Prepare(ctx context.Context, s *node.Fleet) error {
 	p.state = s
-	p.drift = map[*Host]configDrift{}
-	hosts := s.Hosts.Filter(func(h *Host) bool {
-		return h.IsController() == p.controllers && s.ranBefore(h)
+	p.drift = map[*node.Host]configDrift{}
+	hosts := s.Hosts.Filter(func(h *node.Host) bool {
+		return h.IsController() == p.controllers && s.RanBefore(h)
 	})
 	if len(hosts) == 0 {
 		return nil
@@ -66,12 +54,11 @@ func (p *SyncConfig) Prepare(ctx context.Context, s *State) error {
 		return err
 	}
 	classify := syncClassifier(s.Engine)
-	var mu sync.Mutex
-	return hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	p.drift, err = node.Map(ctx, hosts, s.Options.Concurrency, func(ctx context.Context, h *node.Host) (configDrift, bool, error) {
 		r, ok := rendered[h]
 		if !ok {
-			s.logger().Debug("not rendered: no config to compare", "host", h.String(), "phase", p.Title())
-			return nil
+			s.Logger().Debug("not rendered: no config to compare", "host", h.String(), "phase", p.Title())
+			return configDrift{}, false, nil
 		}
 		have := map[string]string{}
 		for _, f := range r.Files {
@@ -80,32 +67,29 @@ func (p *SyncConfig) Prepare(ctx context.Context, s *State) error {
 			}
 			sum, _, err := host.FileSHA256(ctx, h.Conn, f.Path)
 			if err != nil {
-				return err
+				return configDrift{}, false, err
 			}
 			have[f.Path] = sum
 		}
-		if d := findDrift(r.Files, have, classify); !d.empty() {
-			mu.Lock()
-			p.drift[h] = d
-			mu.Unlock()
-		}
-		return nil
+		d := findDrift(r.Files, have, classify)
+		return d, !d.empty(), nil
 	})
+	return err
 }
 
 // ShouldRun implements Conditional: a node with no drift is not touched.
 func (p *SyncConfig) ShouldRun() bool { return len(p.drift) > 0 }
 
 // Plan implements Planner: per node, the files that drifted.
-func (p *SyncConfig) Plan(context.Context) ([]Change, error) {
-	var out []Change
+func (p *SyncConfig) Plan(context.Context) ([]node.Change, error) {
+	var out []node.Change
 	for _, h := range p.hosts() {
 		d := p.drift[h]
 		if len(d.restart) > 0 {
-			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("drain, stop, rewrite %s, start and uncordon (drifted)", filePaths(d.restart))})
+			out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("drain, stop, rewrite %s, start and uncordon (drifted)", filePaths(d.restart))})
 		}
 		for _, f := range d.inPlace {
-			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("rewrite %s in place (drifted chart values)", f.Path)})
+			out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("rewrite %s in place (drifted chart values)", f.Path)})
 		}
 	}
 	return out, nil
@@ -121,28 +105,28 @@ func (p *SyncConfig) Run(ctx context.Context) error {
 
 // sync writes a node's drifted chart values, then restarts it around its
 // drifted start-time files, when any drifted.
-func (p *SyncConfig) sync(ctx context.Context, h *Host) error {
+func (p *SyncConfig) sync(ctx context.Context, h *node.Host) error {
 	s, d := p.state, p.drift[h]
-	if err := s.writeRendered(ctx, h, p.Title(), engine.Rendered{Files: d.inPlace}); err != nil {
+	if err := s.WriteRendered(ctx, h, p.Title(), engine.Rendered{Files: d.inPlace}); err != nil {
 		return err
 	}
 	if len(d.restart) == 0 {
 		return nil
 	}
-	s.logger().Info("engine config drifted: restarting the node", "host", h.String(), "files", filePaths(d.restart))
+	s.Logger().Info("engine config drifted: restarting the node", "host", h.String(), "files", filePaths(d.restart))
 	err := s.Restart(ctx, h, "", func(ctx context.Context) error {
-		return s.writeRendered(ctx, h, p.Title(), engine.Rendered{Files: d.restart})
+		return s.WriteRendered(ctx, h, p.Title(), engine.Rendered{Files: d.restart})
 	})
 	if err != nil {
 		return fmt.Errorf("restarting for its drifted config: %w", err)
 	}
-	s.Report.Add(Change{Host: h.String(), Phase: p.Title(), What: "restarted " + s.Engine.Service(h.IsController()) + " for its new config (drained, then uncordoned)"})
+	s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: "restarted " + s.Engine.Service(h.IsController()) + " for its new config (drained, then uncordoned)"})
 	return nil
 }
 
 // hosts are the nodes with drift, in inventory order.
-func (p *SyncConfig) hosts() Hosts {
-	return p.state.Hosts.Filter(func(h *Host) bool { _, ok := p.drift[h]; return ok })
+func (p *SyncConfig) hosts() node.Hosts {
+	return p.state.Hosts.Filter(func(h *node.Host) bool { _, ok := p.drift[h]; return ok })
 }
 
 // syncClass is what the sync phases do with a rendered file.

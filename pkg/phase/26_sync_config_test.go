@@ -11,6 +11,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 func TestFindDriftKeepsOnlySyncedFilesThatDiffer(t *testing.T) {
@@ -72,21 +73,21 @@ func TestSyncClassifier(t *testing.T) {
 
 // converge writes every host's rendered files, as Configure engine did
 // when the cluster was installed, and forgets the report and calls.
-func converge(t *testing.T, s *State, runners map[string]*shRunner) {
+func converge(t *testing.T, s *node.Fleet, runners map[string]*shRunner) {
 	t.Helper()
 	ctx := context.Background()
 	r, err := s.RenderAll(ctx, s.Hosts)
 	require.NoError(t, err)
 	for h, files := range r {
-		require.NoError(t, s.writeRendered(ctx, h, "setup", files))
+		require.NoError(t, s.WriteRendered(ctx, h, "setup", files))
 	}
-	s.Report = &Report{}
+	s.Report = &node.Report{}
 	for _, r := range runners {
 		r.Calls()
 	}
 }
 
-func prepared(t *testing.T, p *SyncConfig, s *State) *SyncConfig {
+func prepared(t *testing.T, p *SyncConfig, s *node.Fleet) *SyncConfig {
 	t.Helper()
 	require.NoError(t, p.Prepare(context.Background(), s))
 	return p
@@ -119,7 +120,7 @@ func TestSyncConfigRestartsADriftedWorkerAroundTheWrite(t *testing.T) {
 	require.True(t, p.ShouldRun())
 	plan, err := p.Plan(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, []Change{{Host: "w1", What: "drain, stop, rewrite " + registries + ", start and uncordon (drifted)"}}, plan)
+	assert.Equal(t, []node.Change{{Host: "w1", What: "drain, stop, rewrite " + registries + ", start and uncordon (drifted)"}}, plan)
 
 	require.True(t, ctrl.ShouldRun(), "the controller's registries drifted too")
 	require.NoError(t, p.Run(context.Background()))
@@ -163,7 +164,7 @@ func TestSyncConfigWritesChartValuesInPlace(t *testing.T) {
 	plan, err := p.Plan(context.Background())
 	require.NoError(t, err)
 	chart := s.Engine.Paths().ManifestsDir + "/traefik-config.yaml"
-	assert.Equal(t, []Change{{Host: "c1", What: "rewrite " + chart + " in place (drifted chart values)"}}, plan)
+	assert.Equal(t, []node.Change{{Host: "c1", What: "rewrite " + chart + " in place (drifted chart values)"}}, plan)
 
 	require.NoError(t, p.Run(context.Background()))
 	calls := runners["c1"].Calls()

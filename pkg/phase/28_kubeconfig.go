@@ -13,6 +13,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -24,9 +25,9 @@ const kubeconfigMode fs.FileMode = 0o600
 const localHost = "(local)"
 
 // Kubeconfig writes the cluster's admin kubeconfig, pointed at the load
-// balancer, to Options.KubeconfigOut on the machine cargoship runs on.
+// balancer, to node.Options.KubeconfigOut on the machine cargoship runs on.
 type Kubeconfig struct {
-	state *State
+	state *node.Fleet
 	data  []byte // what to write; nil when the file is already current
 }
 
@@ -35,13 +36,13 @@ func (p *Kubeconfig) Title() string { return "Updating kubeconfig file with the 
 
 // Prepare implements Preparer: it reads the leader's admin kubeconfig and
 // compares it with the local file. Both are reads.
-func (p *Kubeconfig) Prepare(ctx context.Context, s *State) error {
+func (p *Kubeconfig) Prepare(ctx context.Context, s *node.Fleet) error {
 	p.state, p.data = s, nil
 	out := s.Options.KubeconfigOut
 	if out == "" {
 		return nil
 	}
-	h := s.kubectlHost()
+	h := s.KubectlHost()
 	if h == nil {
 		if s.Options.DryRun {
 			return ErrUnassessed
@@ -66,8 +67,8 @@ func (p *Kubeconfig) Prepare(ctx context.Context, s *State) error {
 func (p *Kubeconfig) ShouldRun() bool { return p.data != nil }
 
 // Plan implements Planner.
-func (p *Kubeconfig) Plan(context.Context) ([]Change, error) {
-	return []Change{{Host: localHost, What: p.what("write")}}, nil
+func (p *Kubeconfig) Plan(context.Context) ([]node.Change, error) {
+	return []node.Change{{Host: localHost, What: p.what("write")}}, nil
 }
 
 // Run implements Phase.
@@ -77,7 +78,7 @@ func (p *Kubeconfig) Run(context.Context) error {
 		return err
 	}
 	if changed {
-		p.state.Report.Add(Change{Host: localHost, Phase: p.Title(), What: p.what("wrote")})
+		p.state.Report.Add(node.Change{Host: localHost, Phase: p.Title(), What: p.what("wrote")})
 	}
 	return nil
 }

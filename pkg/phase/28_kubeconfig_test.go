@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,14 +89,14 @@ func TestKubeconfigPhaseWritesThePointedKubeconfigOnce(t *testing.T) {
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
 	want := out + " (0600), server https://10.0.0.1:6443"
-	assert.Equal(t, []Change{{Host: "(local)", What: "write the admin kubeconfig to " + want}}, plan)
+	assert.Equal(t, []node.Change{{Host: "(local)", What: "write the admin kubeconfig to " + want}}, plan)
 
 	require.NoError(t, p.Run(ctx))
 	got, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "server: https://10.0.0.1:6443")
 	assert.Contains(t, string(got), "client-key-data: S0VZ", "the credentials are kept")
-	assert.Equal(t, []Change{{Host: "(local)", Phase: p.Title(), What: "wrote the admin kubeconfig to " + want}}, s.Report.Changes())
+	assert.Equal(t, []node.Change{{Host: "(local)", Phase: p.Title(), What: "wrote the admin kubeconfig to " + want}}, s.Report.Changes())
 
 	require.NoError(t, p.Prepare(ctx, s))
 	assert.False(t, p.ShouldRun(), "a second run finds the file current")

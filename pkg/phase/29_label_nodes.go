@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // profileRolePrefix and profileRoleValue make a host's profile its node's
@@ -17,13 +19,13 @@ const (
 // LabelNodes labels each node with its host's profile, where the label is
 // missing or holds anything but "true".
 type LabelNodes struct {
-	state *State
+	state *node.Fleet
 	todo  []nodeLabel
 }
 
 // nodeLabel is one label to set on one node.
 type nodeLabel struct {
-	host       *Host
+	host       *node.Host
 	node, key  string
 	have       string // the value the node holds now
 	registered bool   // false: the node has not joined yet (a dry run)
@@ -35,12 +37,12 @@ func (p *LabelNodes) Title() string { return "Labeling nodes with their profile 
 
 // Prepare implements Preparer: it reads the cluster's nodes and keeps the
 // labels that need setting.
-func (p *LabelNodes) Prepare(ctx context.Context, s *State) error {
+func (p *LabelNodes) Prepare(ctx context.Context, s *node.Fleet) error {
 	p.state, p.todo = s, nil
 	if !s.Options.LabelNodes {
 		return nil
 	}
-	if s.kubectlHost() == nil {
+	if s.KubectlHost() == nil {
 		if s.Options.DryRun {
 			return ErrUnassessed
 		}
@@ -67,8 +69,8 @@ func (p *LabelNodes) Prepare(ctx context.Context, s *State) error {
 }
 
 // profileLabels are the role labels hosts' nodes lack, in inventory order.
-func profileLabels(hosts Hosts, nodes []Node) []nodeLabel {
-	byName := make(map[string]*Node, len(nodes))
+func profileLabels(hosts node.Hosts, nodes []node.Node) []nodeLabel {
+	byName := make(map[string]*node.Node, len(nodes))
 	for i := range nodes {
 		byName[nodes[i].Name] = &nodes[i]
 	}
@@ -94,10 +96,10 @@ func profileLabels(hosts Hosts, nodes []Node) []nodeLabel {
 func (p *LabelNodes) ShouldRun() bool { return len(p.todo) > 0 }
 
 // Plan implements Planner.
-func (p *LabelNodes) Plan(context.Context) ([]Change, error) {
-	out := make([]Change, len(p.todo))
+func (p *LabelNodes) Plan(context.Context) ([]node.Change, error) {
+	out := make([]node.Change, len(p.todo))
 	for i, l := range p.todo {
-		out[i] = Change{Host: l.host.String(), What: l.describe("label")}
+		out[i] = node.Change{Host: l.host.String(), What: l.describe("label")}
 	}
 	return out, nil
 }
@@ -109,7 +111,7 @@ func (p *LabelNodes) Run(ctx context.Context) error {
 		if _, err := s.Kubectl(ctx, "label", "node", l.node, l.key+"="+profileRoleValue, "--overwrite"); err != nil {
 			return fmt.Errorf("%s: labelling node %s: %w", l.host, l.node, err)
 		}
-		s.Report.Add(Change{Host: l.host.String(), Phase: p.Title(), What: l.describe("labelled")})
+		s.Report.Add(node.Change{Host: l.host.String(), Phase: p.Title(), What: l.describe("labelled")})
 	}
 	return nil
 }

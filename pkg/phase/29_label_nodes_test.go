@@ -8,14 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 func TestProfileLabelsSetsOnlyMissingOrWrongLabels(t *testing.T) {
-	host := func(name, profile string) *Host {
-		return &Host{Spec: &v1alpha1.Host{Hostname: name, Profile: profile}}
+	host := func(name, profile string) *node.Host {
+		return &node.Host{Spec: &v1alpha1.Host{Hostname: name, Profile: profile}}
 	}
-	hosts := Hosts{host("c1", "controller"), host("w1", "infra"), host("w2", "worker"), host("w3", "worker"), host("w4", "")}
-	nodes := []Node{
+	hosts := node.Hosts{host("c1", "controller"), host("w1", "infra"), host("w2", "worker"), host("w3", "worker"), host("w4", "")}
+	nodes := []node.Node{
 		{Name: "c1", Labels: map[string]string{"node-role.kubernetes.io/controller": "true"}},
 		{Name: "w1", Labels: map[string]string{"node-role.kubernetes.io/infra": "false"}},
 		{Name: "w2", Labels: map[string]string{"node-role.kubernetes.io/infra": "true"}},
@@ -48,12 +49,12 @@ func TestLabelNodesLabelsThroughTheLeaderOnce(t *testing.T) {
 	require.NoError(t, p.Prepare(ctx, s))
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []Change{{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true"}}, plan)
+	assert.Equal(t, []node.Change{{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true"}}, plan)
 	c1.Calls()
 
 	require.NoError(t, p.Run(ctx))
 	assert.Equal(t, []string{s.Engine.Kubectl("label", "node", "w1", "node-role.kubernetes.io/worker=true", "--overwrite")}, c1.Calls())
-	assert.Equal(t, []Change{{Host: "w1", Phase: p.Title(), What: "labelled node w1 node-role.kubernetes.io/worker=true"}}, s.Report.Changes())
+	assert.Equal(t, []node.Change{{Host: "w1", Phase: p.Title(), What: "labelled node w1 node-role.kubernetes.io/worker=true"}}, s.Report.Changes())
 
 	labels["w1"]["node-role.kubernetes.io/worker"] = "true"
 	require.NoError(t, p.Prepare(ctx, s))
@@ -73,7 +74,7 @@ func TestLabelNodesNeedsEveryNodeJoined(t *testing.T) {
 	require.NoError(t, p.Prepare(ctx, s), "a dry run plans for nodes earlier phases would join")
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
-	assert.Contains(t, plan, Change{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true once it joins"})
+	assert.Contains(t, plan, node.Change{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true once it joins"})
 
 	s.Hosts[0].EngineRunning = false
 	require.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)

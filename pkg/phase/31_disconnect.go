@@ -3,6 +3,7 @@ package phase
 import (
 	"context"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -11,14 +12,14 @@ import (
 type Disconnect struct {
 	ownDryRun
 	Connect *Connect
-	state   *State
+	state   *node.Fleet
 }
 
 // Title implements Phase.
 func (p *Disconnect) Title() string { return "Disconnect from hosts" }
 
 // Prepare implements Preparer.
-func (p *Disconnect) Prepare(_ context.Context, s *State) error {
+func (p *Disconnect) Prepare(_ context.Context, s *node.Fleet) error {
 	p.state = s
 	return nil
 }
@@ -26,7 +27,7 @@ func (p *Disconnect) Prepare(_ context.Context, s *State) error {
 // Run implements Phase.
 func (p *Disconnect) Run(ctx context.Context) error {
 	s := p.state
-	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		if h.Conn == nil {
 			return nil
 		}

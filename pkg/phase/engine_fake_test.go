@@ -19,6 +19,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // shRunner is a host for the phases after the engine runs: the file
@@ -111,7 +112,7 @@ func (r *shRunner) read(t *testing.T, p string) string {
 
 // k3sTestState is a running k3s cluster of one controller (c1) and the
 // workers named, each host its own shRunner, every engine running.
-func k3sTestState(t *testing.T, workers ...string) (*State, map[string]*shRunner) {
+func k3sTestState(t *testing.T, workers ...string) (*node.Fleet, map[string]*shRunner) {
 	t.Helper()
 	c := &v1alpha1.Cluster{Metadata: v1alpha1.ClusterMetadata{Name: "test"}}
 	c.Spec.Config.Loadbalancer = "10.0.0.1"
@@ -130,7 +131,7 @@ func k3sTestState(t *testing.T, workers ...string) (*State, map[string]*shRunner
 	d.Spec.Version = "1.35.3-k3s1"
 	d.Spec.Config.Engine.Config = map[string]any{"write-kubeconfig-mode": "0600"}
 	d.Spec.Config.Engine.Manifest = map[string]any{"traefik": "replicas: 1\n"}
-	s := NewState(c, d, Options{WorkerConcurrency: 1}, slog.New(slog.DiscardHandler))
+	s := node.New(c, d, node.Options{WorkerConcurrency: 1}, slog.New(slog.DiscardHandler))
 	eng, err := engine.For(v1alpha1.EngineK3s)
 	require.NoError(t, err)
 	s.Engine = eng

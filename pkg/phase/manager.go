@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // cleanupTimeout bounds clean-up after a failure or an interrupt, which runs
@@ -15,7 +16,7 @@ const cleanupTimeout = 2 * time.Minute
 // Manager walks a phase list over one State.
 type Manager struct {
 	Phases []Phase
-	State  *State
+	State  *node.Fleet
 }
 
 // Run runs every phase in order. In a dry run, read-only phases run, phases
@@ -32,7 +33,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		}
 		start := time.Now()
 		outcome, detail, err := m.runOne(ctx, p)
-		s.Report.timing(PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
+		s.Report.AddTiming(node.PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
 		if outcome == "ran" || outcome == "dry-run" || err != nil {
 			ran = append(ran, p)
 		}
@@ -92,7 +93,7 @@ func (m *Manager) report(ctx context.Context, p Phase) (string, string, error) {
 	s := m.State
 	pl, ok := p.(Planner)
 	if !ok {
-		s.Report.Add(Change{Host: "(cluster)", Phase: p.Title(), What: "would run"})
+		s.Report.Add(node.Change{Host: "(cluster)", Phase: p.Title(), What: "would run"})
 		return "reported", "", nil
 	}
 	changes, err := pl.Plan(ctx)
@@ -122,21 +123,13 @@ func (m *Manager) cleanUp(ran []Phase) {
 	}
 }
 
-// logger returns the state's logger, or a discarding one.
-func (s *State) logger() *slog.Logger {
-	if s.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.Log
-}
-
 // Step runs one phase the way Run does (prepare, condition, run or report)
 // and records its timing, without cleaning up on failure: the e2e suite
 // walks the phase list one phase at a time with it and asserts after each.
 func (m *Manager) Step(ctx context.Context, p Phase) (outcome string, err error) {
 	start := time.Now()
 	outcome, detail, err := m.runOne(ctx, p)
-	m.State.Report.timing(PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
+	m.State.Report.AddTiming(node.PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
 	if err != nil {
 		return outcome, fmt.Errorf("phase %q: %w", p.Title(), err)
 	}

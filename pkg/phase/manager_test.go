@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // recorder is a test phase that logs every call the manager makes.
@@ -20,7 +21,7 @@ type recorder struct {
 	should  bool
 	runErr  error
 	prepErr error
-	planned []Change
+	planned []node.Change
 	onRun   func()
 }
 
@@ -32,7 +33,7 @@ func (r *recorder) Run(context.Context) error {
 	}
 	return r.runErr
 }
-func (r *recorder) Prepare(context.Context, *State) error {
+func (r *recorder) Prepare(context.Context, *node.Fleet) error {
 	*r.calls = append(*r.calls, r.title+":prepare")
 	return r.prepErr
 }
@@ -46,14 +47,14 @@ func (r *recorder) DryRun(context.Context) error {
 	*r.calls = append(*r.calls, r.title+":dryrun")
 	return nil
 }
-func (r *recorder) Plan(context.Context) ([]Change, error) {
+func (r *recorder) Plan(context.Context) ([]node.Change, error) {
 	*r.calls = append(*r.calls, r.title+":plan")
 	return r.planned, r.prepErr
 }
 
-func newTestState(dry bool) *State {
+func newTestState(dry bool) *node.Fleet {
 	c := &v1alpha1.Cluster{}
-	return NewState(c, &v1alpha1.Distro{}, Options{DryRun: dry}, slog.New(slog.DiscardHandler))
+	return node.New(c, &v1alpha1.Distro{}, node.Options{DryRun: dry}, slog.New(slog.DiscardHandler))
 }
 
 func TestManagerRunsInOrderAndSkips(t *testing.T) {
@@ -103,7 +104,7 @@ func TestManagerDryRun(t *testing.T) {
 	var calls []string
 	m := &Manager{State: newTestState(true), Phases: []Phase{
 		&recorder{title: "read", calls: &calls, should: true, mode: ReadOnly},
-		&recorder{title: "write", calls: &calls, should: true, mode: Reported, planned: []Change{{Host: "kc0", What: "write /etc/x"}}},
+		&recorder{title: "write", calls: &calls, should: true, mode: Reported, planned: []node.Change{{Host: "kc0", What: "write /etc/x"}}},
 		&recorder{title: "done", calls: &calls, should: false, mode: Reported},
 		&recorder{title: "later", calls: &calls, should: true, mode: Reported, prepErr: ErrUnassessed},
 		&recorder{title: "bye", calls: &calls, should: true, mode: OwnDryRun},
@@ -126,21 +127,4 @@ func TestManagerDryRun(t *testing.T) {
 	}
 	assert.Equal(t, []string{"ran", "reported", "skipped", "unassessed", "dry-run"}, outcomes)
 	assert.Contains(t, m.State.Report.Summary(true), "would change")
-}
-
-func TestParallelCollectsEveryHostError(t *testing.T) {
-	hs := Hosts{}
-	for _, n := range []string{"kc0", "kw0", "kw1"} {
-		hs = append(hs, &Host{Spec: &v1alpha1.Host{Hostname: n}})
-	}
-	err := hs.Parallel(context.Background(), 2, func(_ context.Context, h *Host) error {
-		if h.Spec.Hostname == "kc0" {
-			return nil
-		}
-		return errors.New("no route")
-	})
-	var he *HostErrors
-	require.ErrorAs(t, err, &he)
-	assert.Equal(t, []string{"kw0", "kw1"}, he.Hosts())
-	assert.Contains(t, err.Error(), "failed on 2 hosts")
 }

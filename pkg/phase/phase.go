@@ -7,6 +7,8 @@ package phase
 import (
 	"context"
 	"errors"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // Phase is one step of a run.
@@ -19,7 +21,7 @@ type Phase interface {
 // it is considered, so it sees facts gathered by earlier phases. It must
 // only read: a dry run calls it.
 type Preparer interface {
-	Prepare(ctx context.Context, s *State) error
+	Prepare(ctx context.Context, s *node.Fleet) error
 }
 
 // Conditional says whether the phase has anything to do. It only reads.
@@ -70,7 +72,7 @@ type DryRunner interface {
 // Planner lists, without changing anything, the work a reported phase would
 // do on each host, with work already done filtered out.
 type Planner interface {
-	Plan(ctx context.Context) ([]Change, error)
+	Plan(ctx context.Context) ([]node.Change, error)
 }
 
 // ErrUnassessed is returned by Prepare or Plan in a dry run when the phase

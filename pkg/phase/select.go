@@ -2,12 +2,13 @@ package phase
 
 import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // selects reports whether a file selector picks host h: its role class,
 // its OS family and its architecture must all match what is set.
-func selects(sel *v1alpha1.Selector, arch string, h *Host) bool {
+func selects(sel *v1alpha1.Selector, arch string, h *node.Host) bool {
 	if arch != "" && arch != h.Facts.Arch {
 		return false
 	}
@@ -34,7 +35,7 @@ func selects(sel *v1alpha1.Selector, arch string, h *Host) bool {
 }
 
 // routeEntries are the os.files of one install route that host h gets.
-func routeEntries(entries []pkgfile.Entry, route string, h *Host) []pkgfile.Entry {
+func routeEntries(entries []pkgfile.Entry, route string, h *node.Host) []pkgfile.Entry {
 	var out []pkgfile.Entry
 	for _, e := range entries {
 		if e.Kind != pkgfile.KindOS || e.Selector == nil || e.Selector.Package != route {
@@ -49,7 +50,7 @@ func routeEntries(entries []pkgfile.Entry, route string, h *Host) []pkgfile.Entr
 
 // commonEntries are the distro-agnostic files host h gets: spec.config.files
 // and the image archive for its architecture.
-func commonEntries(entries []pkgfile.Entry, h *Host) []pkgfile.Entry {
+func commonEntries(entries []pkgfile.Entry, h *node.Host) []pkgfile.Entry {
 	var out []pkgfile.Entry
 	for _, e := range entries {
 		switch e.Kind {

@@ -6,11 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
-func hostFor(role, family, arch string) *Host {
-	return &Host{Spec: &v1alpha1.Host{Role: role}, Facts: Facts{Family: family, Arch: arch}}
+func hostFor(role, family, arch string) *node.Host {
+	return &node.Host{Spec: &v1alpha1.Host{Role: role}, Facts: node.Facts{Family: family, Arch: arch}}
 }
 
 func osEntry(route, profile, osFamily, arch string) pkgfile.Entry {

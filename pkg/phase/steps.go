@@ -2,9 +2,9 @@ package phase
 
 import (
 	"context"
-	"sync"
 
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // stepPhase runs host preparation steps (pkg/host/os) on the hosts that
@@ -12,57 +12,53 @@ import (
 // without failing (a sysctl a container cannot set) become notes.
 type stepPhase struct {
 	title string
-	state *State
-	steps map[*Host][]hostos.Step
+	state *node.Fleet
+	steps map[*node.Host][]hostos.Step
 }
 
 func (p *stepPhase) Title() string { return p.title }
 
 func (p *stepPhase) ShouldRun() bool { return len(p.steps) > 0 }
 
-func (p *stepPhase) hosts() Hosts {
-	return p.state.Hosts.Filter(func(h *Host) bool { return len(p.steps[h]) > 0 })
+func (p *stepPhase) hosts() node.Hosts {
+	return p.state.Hosts.Filter(func(h *node.Host) bool { return len(p.steps[h]) > 0 })
 }
 
 // Plan implements Planner.
-func (p *stepPhase) Plan(ctx context.Context) ([]Change, error) {
-	var mu sync.Mutex
-	var out []Change
-	err := p.hosts().Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *Host) error {
+func (p *stepPhase) Plan(ctx context.Context) ([]node.Change, error) {
+	return node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
+		var out []node.Change
 		for _, st := range p.steps[h] {
 			c, err := st.Plan(ctx, h.Conn)
 			if err != nil {
-				return err
+				return out, err
 			}
-			mu.Lock()
 			for _, a := range c.Actions {
-				out = append(out, Change{Host: h.String(), What: a})
+				out = append(out, node.Change{Host: h.String(), What: a})
 			}
-			mu.Unlock()
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // Run implements Phase.
 func (p *stepPhase) Run(ctx context.Context) error {
 	s := p.state
-	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *Host) error {
+	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		for _, st := range p.steps[h] {
 			c, err := st.Apply(ctx, h.Conn)
 			if err != nil {
 				return err
 			}
 			for _, a := range c.Actions {
-				s.Report.Add(Change{Host: h.String(), Phase: p.title, What: a})
+				s.Report.Add(node.Change{Host: h.String(), Phase: p.title, What: a})
 			}
 			for _, f := range c.Failed {
 				s.Report.Note("%s: %s: %s", h, p.title, f)
-				s.logger().Warn("not applied", "host", h.String(), "phase", p.title, "item", f.Item, "reason", f.Reason)
+				s.Logger().Warn("not applied", "host", h.String(), "phase", p.title, "item", f.Item, "reason", f.Reason)
 			}
 			for _, w := range c.Warnings {
-				s.logger().Warn(w, "host", h.String(), "phase", p.title)
+				s.Logger().Warn(w, "host", h.String(), "phase", p.title)
 			}
 		}
 		return nil
@@ -74,12 +70,12 @@ func (p *stepPhase) Run(ctx context.Context) error {
 // runs the steps; its plan lists both.
 type uploadStepPhase struct {
 	stepPhase
-	uploads map[*Host][]placement
+	uploads map[*node.Host][]node.Placement
 }
 
 // Plan implements Planner.
-func (p *uploadStepPhase) Plan(ctx context.Context) ([]Change, error) {
-	up, err := p.state.planHosts(ctx, p.uploads)
+func (p *uploadStepPhase) Plan(ctx context.Context) ([]node.Change, error) {
+	up, err := p.state.PlanHosts(ctx, p.uploads)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +86,8 @@ func (p *uploadStepPhase) Plan(ctx context.Context) ([]Change, error) {
 // Run implements Phase.
 func (p *uploadStepPhase) Run(ctx context.Context) error {
 	s := p.state
-	err := s.Hosts.Filter(func(h *Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *Host) error {
-		return s.placeAll(ctx, h, p.title, p.uploads[h])
+	err := s.Hosts.Filter(func(h *node.Host) bool { return len(p.uploads[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *node.Host) error {
+		return s.PlaceAll(ctx, h, p.title, p.uploads[h])
 	})
 	if err != nil {
 		return err

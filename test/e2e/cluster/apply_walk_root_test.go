@@ -11,6 +11,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/action"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
@@ -20,7 +21,7 @@ type walkStep struct {
 	name   string // Test_NN_Name
 	title  string // the phase's title, pinning seeds/003's order
 	engine bool   // needs a running engine: stood down in a stage-only run
-	check  func(t *testing.T, s *phase.State)
+	check  func(t *testing.T, s *node.Fleet)
 }
 
 // applyWalk is the ApplyPhaseSuite: apply's phases one at a time, each
@@ -29,29 +30,29 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	wk := newWalker(t, w.runOptions(pkg.Path, w.applyPath, false), action.ApplyPhases())
 	n := countsFor(w.views.Apply)
 	hosts := w.views.Apply.Spec.Hosts
-	each := func(t *testing.T, fn func(t *testing.T, hostname string, h *phase.Host)) {
+	each := func(t *testing.T, fn func(t *testing.T, hostname string, h *node.Host)) {
 		t.Helper()
 		for _, h := range wk.state().Hosts {
 			fn(t, h.Spec.Hostname, h)
 		}
 	}
 	steps := []walkStep{
-		{"Test_01_Connect", "Connect to hosts", false, func(t *testing.T, s *phase.State) {
+		{"Test_01_Connect", "Connect to hosts", false, func(t *testing.T, s *node.Fleet) {
 			require.Len(t, s.Hosts, n.Hosts)
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.NotNil(t, h.Conn, "%s has no connection", name)
 				assert.Equal(t, "0", in.root(t, name, "id -u"))
 			})
 		}},
-		{"Test_02_DetectOS", "Detect host operating systems", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+		{"Test_02_DetectOS", "Detect host operating systems", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				rel, err := hostos.ParseOSRelease([]byte(in.root(t, name, "cat /etc/os-release")))
 				require.NoError(t, err)
 				assert.Equal(t, rel.ID, h.Facts.OSID, name)
 				assert.Equal(t, hostos.Detect(rel).Family, h.Facts.Family, name)
 			})
 		}},
-		{"Test_03_GatherFacts", "Gather host facts", false, func(t *testing.T, s *phase.State) {
+		{"Test_03_GatherFacts", "Gather host facts", false, func(t *testing.T, s *node.Fleet) {
 			for i, h := range s.Hosts {
 				assert.Equal(t, hosts[i].PrivateAddress, h.Facts.PrivateAddress, h.Spec.Hostname)
 				assert.Equal(t, hosts[i].Hostname, h.NodeName())
@@ -60,21 +61,21 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			}
 		}},
 		{"Test_04_ValidateHosts", "Validate hosts", false, nil},
-		{"Test_05_DistroFacts", "Gathering facts about the distro installed", false, func(t *testing.T, s *phase.State) {
+		{"Test_05_DistroFacts", "Gathering facts about the distro installed", false, func(t *testing.T, s *node.Fleet) {
 			// The apply walk expects hosts with no engine on them (seeds/000):
 			// it is what makes the later upgrade assertions mean anything.
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.Empty(t, h.EngineVersion, "%s already runs an engine; reset or rebuild the hosts before installing again", name)
 			})
 		}},
 		{"Test_06_RemovedNodes", "Checking for nodes no longer in the config", false, nil},
-		{"Test_07_Lock", "Acquire exclusive host lock", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+		{"Test_07_Lock", "Acquire exclusive host lock", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				assert.Equal(t, s.Options.InstanceID, in.root(t, name, "cat "+phase.LockPath), "%s: lock holder", name)
 			})
 		}},
-		{"Test_08_PrepareHosts", "Prepare hosts", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+		{"Test_08_PrepareHosts", "Prepare hosts", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				conf := in.root(t, name, "cat "+hostos.SysctlPath)
 				for k, v := range s.Distro.Spec.Config.OS.Sysctl {
 					assert.Contains(t, conf, k+" = "+v, "%s: %s", name, hostos.SysctlPath)
@@ -87,15 +88,15 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Contains(t, notes, "vm.max_map_count", "a node-wide key a container refuses is reported, not fatal")
 			}
 		}},
-		{"Test_09_PrepareEL", "Prepare hosts - Enterprise Linux support", false, func(t *testing.T, s *phase.State) { elNote(t, w, s, "Prepare hosts - Enterprise Linux support") }},
-		{"Test_10_Fapolicyd", "Prepare hosts - Enterprise Linux support - Fapolicyd", false, func(t *testing.T, s *phase.State) {
+		{"Test_09_PrepareEL", "Prepare hosts - Enterprise Linux support", false, func(t *testing.T, s *node.Fleet) { elNote(t, w, s, "Prepare hosts - Enterprise Linux support") }},
+		{"Test_10_Fapolicyd", "Prepare hosts - Enterprise Linux support - Fapolicyd", false, func(t *testing.T, s *node.Fleet) {
 			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - Fapolicyd")
 		}},
-		{"Test_11_SELinuxPolicy", "Prepare hosts - Enterprise Linux support - SELinux policy", false, func(t *testing.T, s *phase.State) {
+		{"Test_11_SELinuxPolicy", "Prepare hosts - Enterprise Linux support - SELinux policy", false, func(t *testing.T, s *node.Fleet) {
 			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - SELinux policy")
 		}},
-		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				body := in.root(t, name, "cat /etc/hosts")
 				for _, peer := range hosts {
 					assert.Regexp(t, fmt.Sprintf(`(?m)^%s\s.*\b%s\b`, strings.ReplaceAll(peer.PrivateAddress, ".", `\.`), peer.Hostname), body, "%s: /etc/hosts lacks %s", name, peer.Hostname)
@@ -103,26 +104,26 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Contains(t, body, "localhost", "%s: the rest of /etc/hosts is kept", name)
 			})
 		}},
-		{"Test_13_Firewall", "Updating hosts firewall", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, h *phase.Host) { assertFirewall(t, w, in, s, name, h) })
+		{"Test_13_Firewall", "Updating hosts firewall", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, h *node.Host) { assertFirewall(t, w, in, s, name, h) })
 		}},
-		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *phase.State) {
+		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *node.Fleet) {
 			e := entryByTarget(t, s, pkg.MOTD)
 			img := s.Package.EntriesOf("images")
 			require.Len(t, img, 1)
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				assert.Equal(t, "640 root:root "+e.SHA256, in.root(t, name, "stat -c '%a %U:%G' "+pkg.MOTD+" | tr '\\n' ' '; sha256sum "+pkg.MOTD+" | cut -d' ' -f1"))
 				assert.Equal(t, img[0].SHA256, in.root(t, name, "sha256sum "+s.ImagesDir()+"/"+strings.TrimPrefix(img[0].Name, "images/")+" | cut -d' ' -f1"))
 			})
 		}},
-		{"Test_15_UploadRPM", "Upload files to hosts – RPM", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+		{"Test_15_UploadRPM", "Upload files to hosts – RPM", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.NotEqual(t, "rpm", h.Route, "%s: no Enterprise Linux host here, nothing claimed by RPM", name)
 			})
 		}},
-		{"Test_16_UploadAPT", "Upload files to hosts – APT", false, func(t *testing.T, s *phase.State) {
+		{"Test_16_UploadAPT", "Upload files to hosts – APT", false, func(t *testing.T, s *node.Fleet) {
 			deb := entryByTarget(t, s, pkg.Deb)
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
 					// The package has no debs for controllers: APT must not claim
 					// them (seeds/001), they fall to the binary route.
@@ -135,9 +136,9 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, deb.SHA256, in.root(t, name, "sha256sum "+pkg.Deb+" | cut -d' ' -f1"), name)
 			})
 		}},
-		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", false, func(t *testing.T, s *phase.State) {
+		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", false, func(t *testing.T, s *node.Fleet) {
 			bin := entryByTarget(t, s, pkg.Binary)
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				if !h.IsController() {
 					assert.Equal(t, "apt", h.Route, "%s: the binary route must not take a host APT claimed", name)
 					return
@@ -148,13 +149,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s.service | head -1"), "%s: systemd knows the unit", name)
 			})
 		}},
-		{"Test_18_ImportImages", "Import images", false, func(t *testing.T, s *phase.State) {
+		{"Test_18_ImportImages", "Import images", false, func(t *testing.T, s *node.Fleet) {
 			// k3s imports its images directory by itself: nothing to import.
 			assert.True(t, s.Engine.ImportsImagesDirByItself())
 		}},
-		{"Test_19_ConfigureEngine", "Configure engine", false, func(t *testing.T, s *phase.State) {
+		{"Test_19_ConfigureEngine", "Configure engine", false, func(t *testing.T, s *node.Fleet) {
 			cfgPath := s.Engine.Paths().Config
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				cfg := in.root(t, name, "cat "+cfgPath)
 				assert.Contains(t, cfg, "node-name: "+name, name)
 				assert.Contains(t, cfg, "node-ip: "+h.Facts.PrivateAddress, name)
@@ -168,18 +169,18 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 					"%s joins through the founder during a cold bootstrap, on the engine's own join port", name)
 			})
 		}},
-		{"Test_20_InitializeControllers", "Initialize Controller", true, func(t *testing.T, s *phase.State) {
+		{"Test_20_InitializeControllers", "Initialize Controller", true, func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Controllers, true)
 		}},
 		{"Test_21_ApplyManifests", "Apply manifests", true, nil},
-		{"Test_22_InitializeWorkers", "Initialize Worker", true, func(t *testing.T, s *phase.State) {
+		{"Test_22_InitializeWorkers", "Initialize Worker", true, func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Hosts, false)
 		}},
 		{"Test_23_UpgradeControllers", "Upgrade Controller", true, nil},
 		{"Test_24_UpgradeWorkers", "Upgrade Worker", true, nil},
-		{"Test_25_InstallStaged", "Install staged files", false, func(t *testing.T, s *phase.State) {
+		{"Test_25_InstallStaged", "Install staged files", false, func(t *testing.T, s *node.Fleet) {
 			bin := entryByTarget(t, s, pkg.Binary)
-			each(t, func(t *testing.T, name string, h *phase.Host) {
+			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
 					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a /usr/local/bin/k3s | tr '\\n' ' '; sha256sum /usr/local/bin/k3s | cut -d' ' -f1"), name)
 					_, staged := in.try(t, name, "test -e /usr/local/bin/.k3s.cargoship-staged")
@@ -192,7 +193,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		}},
 		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", true, nil},
 		{"Test_27_SyncConfigWorkers", "Sync Registry Config Worker", true, nil},
-		{"Test_28_Kubeconfig", "Updating kubeconfig file with the current cluster", true, func(t *testing.T, s *phase.State) {
+		{"Test_28_Kubeconfig", "Updating kubeconfig file with the current cluster", true, func(t *testing.T, s *node.Fleet) {
 			st, err := os.Stat(s.Options.KubeconfigOut)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the admin kubeconfig is 0600")
@@ -200,22 +201,22 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			require.NoError(t, err)
 			assert.Contains(t, string(b), fmt.Sprintf("server: https://%s:%d", s.Cluster.Spec.Config.Loadbalancer, s.Engine.APIPort()))
 		}},
-		{"Test_29_LabelNodes", "Labeling nodes with their profile group", true, func(t *testing.T, s *phase.State) {
+		{"Test_29_LabelNodes", "Labeling nodes with their profile group", true, func(t *testing.T, s *node.Fleet) {
 			nodes := clusterNodes(t, in, w.firstController())
 			for _, h := range s.Hosts {
 				assert.Equal(t, "true", nodes[h.NodeName()].Labels["node-role.kubernetes.io/"+h.Spec.Profile], "%s labelled with its profile", h.NodeName())
 			}
 		}},
-		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *phase.State) {
+		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *node.Fleet) {
 			// Ungated on purpose: a stage-only walk that took the lock and
 			// skipped the release would delay the next run on every node.
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				_, held := in.try(t, name, "test -e "+phase.LockPath)
 				assert.False(t, held, "%s still holds the lock", name)
 			})
 		}},
-		{"Test_31_Disconnect", "Disconnect from hosts", false, func(t *testing.T, s *phase.State) {
-			each(t, func(t *testing.T, name string, _ *phase.Host) {
+		{"Test_31_Disconnect", "Disconnect from hosts", false, func(t *testing.T, s *node.Fleet) {
+			each(t, func(t *testing.T, name string, _ *node.Host) {
 				_, left := in.try(t, name, "test -e "+phase.TempDir)
 				assert.False(t, left, "%s: temp files left behind", name)
 			})
@@ -241,7 +242,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 }
 
 // entryByTarget finds the package entry placed at target.
-func entryByTarget(t *testing.T, s *phase.State, target string) pkgfile.Entry {
+func entryByTarget(t *testing.T, s *node.Fleet, target string) pkgfile.Entry {
 	t.Helper()
 	for _, e := range s.Package.Entries() {
 		if e.Target == target {

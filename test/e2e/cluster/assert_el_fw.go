@@ -8,12 +8,12 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/firewall"
-	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // elNote checks an Enterprise Linux phase on a fleet with no such host: it
 // claims none, and the run says so.
-func elNote(t *testing.T, w *world, s *phase.State, title string) {
+func elNote(t *testing.T, w *world, s *node.Fleet, title string) {
 	t.Helper()
 	for _, h := range s.Hosts {
 		if h.Facts.Family == v1alpha1.FamilyEnterpriseLinux {
@@ -27,7 +27,7 @@ func elNote(t *testing.T, w *world, s *phase.State, title string) {
 // assertFirewall checks one host's firewall from inside: every peer and
 // the cluster networks trusted, the kubelet port open everywhere and the
 // API port on controllers, through the front end the host runs.
-func assertFirewall(t *testing.T, w *world, in *inspector, s *phase.State, name string, h *phase.Host) {
+func assertFirewall(t *testing.T, w *world, in *inspector, s *node.Fleet, name string, h *node.Host) {
 	t.Helper()
 	port := "10250"
 	if h.IsController() {

@@ -3,23 +3,22 @@ package cluster
 import (
 	"testing"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 // assertNodes checks the cluster from the first controller, with the
 // engine's own kubectl: want nodes, each Ready at the package's version,
 // with the address the inventory gives; controllers only when onlyCtl.
-func assertNodes(t *testing.T, in *inspector, s *phase.State, want int, onlyCtl bool) {
+func assertNodes(t *testing.T, in *inspector, s *node.Fleet, want int, onlyCtl bool) {
 	t.Helper()
 	ctl := s.Hosts.Controllers()[0]
 	out := in.root(t, ctl.Spec.Hostname, s.Engine.Kubectl("get", "nodes", "-o", "json"))
-	nodes, err := phase.ParseNodes(out)
+	nodes, err := node.ParseNodes(out)
 	require.NoError(t, err)
 	require.Len(t, nodes, want, "nodes in the cluster")
-	byName := map[string]phase.Node{}
+	byName := map[string]node.Node{}
 	for _, n := range nodes {
 		byName[n.Name] = n
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
@@ -27,7 +28,7 @@ func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
 		ClusterPath: inventory,
 		TmpDir:      os.TempDir(),
 		Log:         w.log,
-		Phase: phase.Options{
+		Phase: node.Options{
 			DryRun: dry, UpdateHosts: true, UpdateFirewall: true,
 			Concurrency: 300, UploadConcurrency: 300,
 			Timeout:        30 * time.Minute,
@@ -96,4 +97,4 @@ func (wk *walker) pass(t *testing.T, title string) {
 }
 
 // state is the run's shared state.
-func (wk *walker) state() *phase.State { return wk.loaded.State }
+func (wk *walker) state() *node.Fleet { return wk.loaded.State }

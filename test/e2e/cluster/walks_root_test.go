@@ -4,19 +4,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 // clusterNodes reads the cluster's nodes from inside the first controller.
-func clusterNodes(t *testing.T, in *inspector, ctl string) map[string]phase.Node {
+func clusterNodes(t *testing.T, in *inspector, ctl string) map[string]node.Node {
 	t.Helper()
 	out := in.root(t, ctl, "k3s kubectl get nodes -o json")
-	nodes, err := phase.ParseNodes(out)
+	nodes, err := node.ParseNodes(out)
 	require.NoError(t, err)
-	m := map[string]phase.Node{}
+	m := map[string]node.Node{}
 	for _, n := range nodes {
 		m[n.Name] = n
 	}

@@ -1,11 +1,7 @@
-package phase
+package node
 
 import (
-	"context"
-	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -107,103 +103,4 @@ func (hs Hosts) Names() string {
 		n[i] = h.String()
 	}
 	return strings.Join(n, ", ")
-}
-
-// HostErrors collects per-host failures so one bad host does not hide the
-// others.
-type HostErrors struct {
-	errs map[string]error
-}
-
-func (e *HostErrors) Error() string {
-	names := make([]string, 0, len(e.errs))
-	for n := range e.errs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) == 1 {
-		return fmt.Sprintf("%s: %v", names[0], e.errs[names[0]])
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "failed on %d hosts:", len(names))
-	for _, n := range names {
-		fmt.Fprintf(&b, "\n - %s: %v", n, e.errs[n])
-	}
-	return b.String()
-}
-
-// Hosts returns the names of the hosts that failed.
-func (e *HostErrors) Hosts() []string {
-	out := make([]string, 0, len(e.errs))
-	for n := range e.errs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Parallel runs fn on every host, at most limit at a time (0 means all at
-// once), and returns every host's error, named.
-func (hs Hosts) Parallel(ctx context.Context, limit int, fn func(context.Context, *Host) error) error {
-	if limit <= 0 || limit > len(hs) {
-		limit = len(hs)
-	}
-	var (
-		mu   sync.Mutex
-		errs = map[string]error{}
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, max(limit, 1))
-	)
-	for _, h := range hs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			mu.Lock()
-			errs[h.String()] = ctx.Err()
-			mu.Unlock()
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(ctx, h); err != nil {
-				mu.Lock()
-				errs[h.String()] = err
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return &HostErrors{errs: errs}
-	}
-	return nil
-}
-
-// Batches runs fn on hosts in consecutive batches of size (0 means one
-// batch); a failed batch stops the ones after it.
-func (hs Hosts) Batches(ctx context.Context, size int, fn func(context.Context, *Host) error) error {
-	if size <= 0 {
-		size = len(hs)
-	}
-	for start := 0; start < len(hs); start += size {
-		batch := hs[start:min(start+size, len(hs))]
-		if err := batch.Parallel(ctx, size, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Sequential runs fn on each host in order, stopping at the first error.
-func (hs Hosts) Sequential(ctx context.Context, fn func(context.Context, *Host) error) error {
-	for _, h := range hs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(ctx, h); err != nil {
-			return fmt.Errorf("%s: %w", h, err)
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package phase
+package node
 
 import (
 	"context"
@@ -19,10 +19,10 @@ type joinSecrets struct {
 
 var certKeyLine = regexp.MustCompile(`(?m)^\s*certificateKey:\s*"?([0-9a-f]{64})"?\s*$`)
 
-// kubeadmSecrets reads or makes the kubeadm join secrets. During a cold
+// KubeadmSecrets reads or makes the kubeadm join secrets. During a cold
 // bootstrap only the certificate key exists (the founder's config carries
 // it); once the founder runs, the token and CA hash come from it.
-func (s *State) kubeadmSecrets(ctx context.Context) (joinSecrets, error) {
+func (s *Fleet) KubeadmSecrets(ctx context.Context) (joinSecrets, error) {
 	s.mu.Lock()
 	sec := s.kubeadm
 	s.mu.Unlock()

@@ -1,4 +1,9 @@
-package phase
+// Package node is what is done to the nodes of a run: the run's hosts and
+// their facts, bounded fan-out over them, and the operations phases share
+// (place and install files, render and write the engine's config, start,
+// stop, wait Ready, cordon, drain, restart, kubectl through a controller,
+// the cluster token). It knows nothing of phases or their order.
+package node
 
 import (
 	"log/slog"
@@ -40,8 +45,11 @@ type Options struct {
 	LabelNodes bool
 }
 
-// State is what phases share: the documents, the hosts, the report.
-type State struct {
+// Fleet is one run over an inventory: the documents, the hosts and what
+// the phases learn about them, the engine, the options and the report.
+// Apply's and prepare's phases share one; the node operations in this
+// package (install, start, drain, restart, kubectl) are its methods.
+type Fleet struct {
 	Cluster *v1alpha1.Cluster
 	Distro  *v1alpha1.Distro
 	// Package is the verified package; nil for commands that need none.
@@ -64,11 +72,19 @@ type State struct {
 	restarting *Host
 }
 
-// NewState builds the run's hosts from the inventory.
-func NewState(c *v1alpha1.Cluster, d *v1alpha1.Distro, o Options, log *slog.Logger) *State {
-	s := &State{Cluster: c, Distro: d, Options: o, Report: &Report{}, Log: log, Arches: d.Arches()}
+// New builds the run's hosts from the inventory.
+func New(c *v1alpha1.Cluster, d *v1alpha1.Distro, o Options, log *slog.Logger) *Fleet {
+	s := &Fleet{Cluster: c, Distro: d, Options: o, Report: &Report{}, Log: log, Arches: d.Arches()}
 	for i := range c.Spec.Hosts {
 		s.Hosts = append(s.Hosts, &Host{Spec: &c.Spec.Hosts[i], Index: i})
 	}
 	return s
+}
+
+// Logger returns the run's logger, or a discarding one.
+func (s *Fleet) Logger() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
 }

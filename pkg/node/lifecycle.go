@@ -1,9 +1,8 @@
-package phase
+package node
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
@@ -19,39 +18,10 @@ const (
 	drainTimeout = 5 * time.Minute
 )
 
-// Kubectl runs kubectl through the leader's engine (as root: the admin
-// kubeconfig is root's). The token never reaches kubectl's arguments.
-func (s *State) Kubectl(ctx context.Context, args ...string) (string, error) {
-	h := s.kubectlHost()
-	if h == nil {
-		return "", fmt.Errorf("no controller runs %s to drive kubectl through", s.Engine.Name())
-	}
-	out, err := h.Conn.Sudo(ctx, s.Engine.Kubectl(args...))
-	if err != nil {
-		return "", fmt.Errorf("%s: kubectl %s: %w", h, strings.Join(args, " "), err)
-	}
-	return out, nil
-}
-
-// node returns one cluster node by name, or nil when the cluster has none
-// of that name.
-func (s *State) node(ctx context.Context, name string) (*Node, error) {
-	nodes, err := s.ClusterNodes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range nodes {
-		if nodes[i].Name == name {
-			return &nodes[i], nil
-		}
-	}
-	return nil, nil
-}
-
 // WaitReady waits until the node registers and reports Ready, and, when
 // version is set, runs that kubelet version. On timeout it returns the
 // tail of the host's engine journal: the real reason is there.
-func (s *State) WaitReady(ctx context.Context, h *Host, version string) error {
+func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	name := h.NodeName()
@@ -87,7 +57,7 @@ func sameVersion(a, b string) bool {
 }
 
 // journal is the tail of the engine's journal on h, for failure messages.
-func (s *State) journal(h *Host) string {
+func (s *Fleet) journal(h *Host) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	out, err := h.Conn.Sudo(ctx, shell.Join("journalctl", "--no-pager", "-n", "40", "-u", s.Engine.Service(h.IsController())))
@@ -99,8 +69,8 @@ func (s *State) journal(h *Host) string {
 
 // StartEngine starts the node's services (without blocking: the units have
 // no start timeout) and enables them at boot.
-func (s *State) StartEngine(ctx context.Context, h *Host) error {
-	if err := daemonReload(ctx, h); err != nil {
+func (s *Fleet) StartEngine(ctx context.Context, h *Host) error {
+	if err := DaemonReload(ctx, h); err != nil {
 		return err
 	}
 	if _, err := h.Conn.Sudo(ctx, s.Engine.EnableCommand(h.IsController())); err != nil {
@@ -113,7 +83,7 @@ func (s *State) StartEngine(ctx context.Context, h *Host) error {
 }
 
 // StopEngine stops the node's main service.
-func (s *State) StopEngine(ctx context.Context, h *Host) error {
+func (s *Fleet) StopEngine(ctx context.Context, h *Host) error {
 	if _, err := h.Conn.Sudo(ctx, s.Engine.StopCommand(h.IsController())); err != nil {
 		return fmt.Errorf("stopping %s: %w", s.Engine.Service(h.IsController()), err)
 	}
@@ -121,13 +91,13 @@ func (s *State) StopEngine(ctx context.Context, h *Host) error {
 }
 
 // Cordon marks a node unschedulable.
-func (s *State) Cordon(ctx context.Context, node string) error {
+func (s *Fleet) Cordon(ctx context.Context, node string) error {
 	_, err := s.Kubectl(ctx, "cordon", node)
 	return err
 }
 
 // Uncordon marks a node schedulable again.
-func (s *State) Uncordon(ctx context.Context, node string) error {
+func (s *Fleet) Uncordon(ctx context.Context, node string) error {
 	_, err := s.Kubectl(ctx, "uncordon", node)
 	return err
 }
@@ -135,7 +105,7 @@ func (s *State) Uncordon(ctx context.Context, node string) error {
 // Drain evicts the node's pods through the eviction API, which honours
 // PodDisruptionBudgets (the earlier tool deleted pods with
 // --disable-eviction).
-func (s *State) Drain(ctx context.Context, node string) error {
+func (s *Fleet) Drain(ctx context.Context, node string) error {
 	_, err := s.Kubectl(ctx, "drain", node, "--ignore-daemonsets", "--delete-emptydir-data",
 		"--timeout="+drainTimeout.String())
 	return err
@@ -144,7 +114,7 @@ func (s *State) Drain(ctx context.Context, node string) error {
 // Restart drains a running node, stops its engine, runs change, starts it,
 // waits for it to be Ready (at version, when set) and uncordons it: the
 // one path every phase that must restart a node takes.
-func (s *State) Restart(ctx context.Context, h *Host, version string, change func(context.Context) error) error {
+func (s *Fleet) Restart(ctx context.Context, h *Host, version string, change func(context.Context) error) error {
 	name := h.NodeName()
 	if h.IsController() {
 		s.mu.Lock()
@@ -178,3 +148,26 @@ func (s *State) Restart(ctx context.Context, h *Host, version string, change fun
 }
 
 var _ host.Runner = (*host.Conn)(nil)
+
+// RanBefore says h's engine ran before this run and this run leaves it as
+// it was: not started, not upgraded (Started), and not waiting for an
+// upgrade, which in a dry run is only planned.
+func (s *Fleet) RanBefore(h *Host) bool {
+	if !h.EngineRunning || h.Started || h.Conn == nil {
+		return false
+	}
+	have, err1 := engine.ParseVersion(h.EngineVersion)
+	want, err2 := engine.ParseVersion(s.Distro.Spec.Version)
+	return err1 == nil && err2 == nil && engine.Compare(have, want) >= 0
+}
+
+// MarkStarted records that this run started h's engine, at version when
+// it upgraded it: later phases leave the host alone.
+func (s *Fleet) MarkStarted(h *Host, version string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.EngineRunning, h.Started = true, true
+	if version != "" {
+		h.EngineVersion = version
+	}
+}

@@ -1,4 +1,4 @@
-package phase
+package node
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
-// installStaged moves a host's staged executables into place (an atomic
+// InstallStaged moves a host's staged executables into place (an atomic
 // rename on the target's filesystem), creates their symlinks, and reloads
 // systemd when a unit changed.
-func (s *State) installStaged(ctx context.Context, h *Host, phaseTitle string) error {
+func (s *Fleet) InstallStaged(ctx context.Context, h *Host, phaseTitle string) error {
 	s.mu.Lock()
 	staged := h.Staged
 	h.Staged = nil
@@ -22,7 +22,7 @@ func (s *State) installStaged(ctx context.Context, h *Host, phaseTitle string) e
 		if _, err := h.Conn.Sudo(ctx, shell.Join("mv", "-f", f.Staged, f.Target)); err != nil {
 			return fmt.Errorf("installing %s: %w", f.Target, err)
 		}
-		if err := s.linkAll(ctx, h, f.Target, f.Symlinks); err != nil {
+		if err := s.LinkAll(ctx, h, f.Target, f.Symlinks); err != nil {
 			return err
 		}
 		s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: "installed " + f.Target})
@@ -30,8 +30,8 @@ func (s *State) installStaged(ctx context.Context, h *Host, phaseTitle string) e
 	return nil
 }
 
-// linkAll points each link at target; an existing right link is left.
-func (s *State) linkAll(ctx context.Context, h *Host, target string, links []string) error {
+// LinkAll points each link at target; an existing right link is left.
+func (s *Fleet) LinkAll(ctx context.Context, h *Host, target string, links []string) error {
 	for _, l := range links {
 		script := `[ "$(readlink "$2")" = "$1" ] || { mkdir -p "$(dirname "$2")" && ln -sfn "$1" "$2"; }`
 		if _, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "link", target, l)); err != nil {
@@ -41,22 +41,22 @@ func (s *State) linkAll(ctx context.Context, h *Host, target string, links []str
 	return nil
 }
 
-// isUnitFile says a path is a systemd unit, after which systemd reloads.
-func isUnitFile(p string) bool {
+// IsUnitFile says a path is a systemd unit, after which systemd reloads.
+func IsUnitFile(p string) bool {
 	return strings.Contains(p, "/systemd/system/") && (path.Ext(p) == ".service" || path.Ext(p) == ".socket" || path.Ext(p) == ".timer")
 }
 
-// daemonReload makes systemd read changed unit files.
-func daemonReload(ctx context.Context, h *Host) error {
+// DaemonReload makes systemd read changed unit files.
+func DaemonReload(ctx context.Context, h *Host) error {
 	if _, err := h.Conn.Sudo(ctx, "systemctl daemon-reload"); err != nil {
 		return fmt.Errorf("systemctl daemon-reload: %w", err)
 	}
 	return nil
 }
 
-// packagesMissing lists the package files whose package is not installed at
+// PackagesMissing lists the package files whose package is not installed at
 // that version. A file not on the host yet counts as missing.
-func (s *State) packagesMissing(ctx context.Context, h *Host, files []string) ([]string, error) {
+func (s *Fleet) PackagesMissing(ctx context.Context, h *Host, files []string) ([]string, error) {
 	cfg := hostos.For(h.OS)
 	var missing []string
 	for _, f := range files {
@@ -82,9 +82,9 @@ func (s *State) packagesMissing(ctx context.Context, h *Host, files []string) ([
 	return missing, nil
 }
 
-// installPackages installs a host's uploaded package files that are not
+// InstallPackages installs a host's uploaded package files that are not
 // installed yet, from those files only: every repository is disabled.
-func (s *State) installPackages(ctx context.Context, h *Host, phaseTitle string) error {
+func (s *Fleet) InstallPackages(ctx context.Context, h *Host, phaseTitle string) error {
 	s.mu.Lock()
 	files := h.Packages
 	h.Packages = nil
@@ -92,7 +92,7 @@ func (s *State) installPackages(ctx context.Context, h *Host, phaseTitle string)
 	if len(files) == 0 {
 		return nil
 	}
-	missing, err := s.packagesMissing(ctx, h, files)
+	missing, err := s.PackagesMissing(ctx, h, files)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
@@ -112,11 +112,18 @@ func (s *State) installPackages(ctx context.Context, h *Host, phaseTitle string)
 	return nil
 }
 
-// installPending installs everything the upload phases left waiting on a
+// InstallPending installs everything the upload phases left waiting on a
 // host: package files first (they may ship the units), then staged files.
-func (s *State) installPending(ctx context.Context, h *Host, phaseTitle string) error {
-	if err := s.installPackages(ctx, h, phaseTitle); err != nil {
+func (s *Fleet) InstallPending(ctx context.Context, h *Host, phaseTitle string) error {
+	if err := s.InstallPackages(ctx, h, phaseTitle); err != nil {
 		return err
 	}
-	return s.installStaged(ctx, h, phaseTitle)
+	return s.InstallStaged(ctx, h, phaseTitle)
+}
+
+// QueuePackage remembers an uploaded package file for the install phases.
+func (s *Fleet) QueuePackage(h *Host, file string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.Packages = append(h.Packages, file)
 }

@@ -1,4 +1,4 @@
-package phase
+package node
 
 import "testing"
 

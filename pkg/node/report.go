@@ -1,4 +1,4 @@
-package phase
+package node
 
 import (
 	"fmt"
@@ -48,7 +48,8 @@ func (r *Report) Note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
 
-func (r *Report) timing(t PhaseTiming) {
+// AddTiming records how a phase ended.
+func (r *Report) AddTiming(t PhaseTiming) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.timings = append(r.timings, t)

@@ -1,0 +1,144 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Leader is the controller the cluster is founded or driven through: the
+// first controller already running the engine, else the first controller
+// of the inventory. A controller that rejoins does not take the role back.
+func (s *Fleet) Leader() *Host {
+	if h := s.KubectlHost(); h != nil {
+		return h
+	}
+	if cs := s.Hosts.Controllers(); len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
+}
+
+// ColdBootstrap says no controller runs the engine yet: the leader founds
+// the cluster and everyone joins through it.
+func (s *Fleet) ColdBootstrap() bool { return s.KubectlHost() == nil }
+
+// Kubectl runs kubectl through the leader's engine (as root: the admin
+// kubeconfig is root's). The token never reaches kubectl's arguments.
+func (s *Fleet) Kubectl(ctx context.Context, args ...string) (string, error) {
+	h := s.KubectlHost()
+	if h == nil {
+		return "", fmt.Errorf("no controller runs %s to drive kubectl through", s.Engine.Name())
+	}
+	out, err := h.Conn.Sudo(ctx, s.Engine.Kubectl(args...))
+	if err != nil {
+		return "", fmt.Errorf("%s: kubectl %s: %w", h, strings.Join(args, " "), err)
+	}
+	return out, nil
+}
+
+// node returns one cluster node by name, or nil when the cluster has none
+// of that name.
+func (s *Fleet) node(ctx context.Context, name string) (*Node, error) {
+	nodes, err := s.ClusterNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range nodes {
+		if nodes[i].Name == name {
+			return &nodes[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// Node is what cargoship reads of a cluster node.
+type Node struct {
+	Name           string
+	Ready          bool
+	Unschedulable  bool
+	KubeletVersion string
+	InternalIP     string
+	Labels         map[string]string
+}
+
+// KubectlHost is the first controller whose engine runs: the one cargoship
+// drives kubectl through.
+// While a controller restarts, another one answers if there is one.
+func (s *Fleet) KubectlHost() *Host {
+	s.mu.Lock()
+	down := s.restarting
+	s.mu.Unlock()
+	var fallback *Host
+	for _, h := range s.Hosts.Controllers() {
+		if !h.EngineRunning || h.Conn == nil {
+			continue
+		}
+		if h != down {
+			return h
+		}
+		fallback = h
+	}
+	return fallback
+}
+
+// ClusterNodes lists the cluster's nodes through a running controller.
+func (s *Fleet) ClusterNodes(ctx context.Context) ([]Node, error) {
+	h := s.KubectlHost()
+	if h == nil {
+		return nil, fmt.Errorf("no controller runs %s", s.Engine.Name())
+	}
+	out, err := h.Conn.Sudo(ctx, s.Engine.Kubectl("get", "nodes", "-o", "json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: listing nodes: %w", h, err)
+	}
+	return ParseNodes(out)
+}
+
+// ParseNodes reads `kubectl get nodes -o json`.
+func ParseNodes(out string) ([]Node, error) {
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Spec struct {
+				Unschedulable bool `json:"unschedulable"`
+			} `json:"spec"`
+			Status struct {
+				Conditions []struct {
+					Type   string `json:"type"`
+					Status string `json:"status"`
+				} `json:"conditions"`
+				Addresses []struct {
+					Type    string `json:"type"`
+					Address string `json:"address"`
+				} `json:"addresses"`
+				NodeInfo struct {
+					KubeletVersion string `json:"kubeletVersion"`
+				} `json:"nodeInfo"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return nil, fmt.Errorf("reading kubectl's node list: %w", err)
+	}
+	nodes := make([]Node, 0, len(list.Items))
+	for _, it := range list.Items {
+		n := Node{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Unschedulable: it.Spec.Unschedulable, KubeletVersion: it.Status.NodeInfo.KubeletVersion}
+		for _, c := range it.Status.Conditions {
+			if c.Type == "Ready" {
+				n.Ready = c.Status == "True"
+			}
+		}
+		for _, a := range it.Status.Addresses {
+			if a.Type == "InternalIP" {
+				n.InternalIP = a.Address
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}

@@ -1,0 +1,228 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// Placement is one file to put on one host.
+type Placement struct {
+	Name     string // what it is, for the report
+	Target   string
+	Staged   bool // an executable waits at StagedPath until installed
+	Mode     os.FileMode
+	Owner    string
+	SHA256   string
+	Size     int64
+	Symlinks []string
+	Open     func() (io.ReadCloser, error)
+}
+
+// StagedFile is an executable uploaded beside its target and not yet moved
+// into place: the initialize and upgrade phases install it on the hosts
+// they touch, Install staged files on the rest.
+type StagedFile struct {
+	Staged, Target string
+	Symlinks       []string
+}
+
+// StagedPath keeps a staged file on the target's filesystem, so installing
+// it is an atomic rename.
+func StagedPath(target string) string {
+	return path.Join(path.Dir(target), "."+path.Base(target)+".cargoship-staged")
+}
+
+// EntryPlacement turns a package entry into a Placement at target.
+func (s *Fleet) EntryPlacement(e pkgfile.Entry, target string) Placement {
+	owner := ""
+	if e.User != "" || e.Group != "" {
+		owner = e.User + ":" + e.Group
+	}
+	if e.IsDirectory {
+		target = path.Join(target, path.Base(e.Name))
+	}
+	return Placement{
+		Name: e.Name, Target: target, Staged: e.Executable,
+		Mode: e.Mode.Perm(), Owner: owner, SHA256: e.SHA256, Size: e.Size, Symlinks: e.Symlinks,
+		Open: func() (io.ReadCloser, error) { return s.Package.OpenEntry(e.Name) },
+	}
+}
+
+// placed is what placing a file did on a host.
+type placed struct {
+	uploaded bool  // bytes moved or the file was rewritten
+	sent     int64 // bytes that crossed the wire
+	staged   *StagedFile
+}
+
+// Place puts one file on a host, skipping it when the host already has it.
+// An executable already in place needs nothing; one already staged needs
+// only installing.
+func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error) {
+	if pl.Staged {
+		have, _, err := host.FileSHA256(ctx, h.Conn, pl.Target)
+		if err != nil {
+			return placed{}, fmt.Errorf("%s: %w", pl.Target, err)
+		}
+		if have == pl.SHA256 {
+			return placed{}, nil
+		}
+	}
+	dst := pl.Target
+	if pl.Staged {
+		dst = StagedPath(pl.Target)
+	}
+	res, err := host.Upload(ctx, h.Conn, host.Source(pl.Open), pl.Size, pl.SHA256, dst, pl.Mode, pl.Owner)
+	if err != nil {
+		return placed{}, fmt.Errorf("uploading %s to %s: %w", pl.Name, dst, err)
+	}
+	out := placed{uploaded: !res.Skipped, sent: res.BytesSent}
+	if pl.Staged {
+		out.staged = &StagedFile{Staged: dst, Target: pl.Target, Symlinks: pl.Symlinks}
+	}
+	return out, nil
+}
+
+// WouldPlace reports, reading only, whether placing pl would change h.
+func (s *Fleet) WouldPlace(ctx context.Context, h *Host, pl Placement) (bool, error) {
+	have, _, err := host.FileSHA256(ctx, h.Conn, pl.Target)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", pl.Target, err)
+	}
+	return have != pl.SHA256, nil
+}
+
+// record adds what placing did to the report.
+func (s *Fleet) record(h *Host, phase string, pl Placement, p placed) {
+	switch {
+	case p.uploaded && pl.Staged:
+		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("staged %s for %s (%s)", pl.Name, pl.Target, pl.Mode), Bytes: p.sent})
+	case p.uploaded:
+		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("uploaded %s to %s (%s)", pl.Name, pl.Target, pl.Mode), Bytes: p.sent})
+	}
+}
+
+// PlaceAll places files on one host in order, queues staged ones, links
+// the rest, and reloads systemd when a unit file changed.
+func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []Placement) error {
+	units := false
+	for _, pl := range pls {
+		p, err := s.Place(ctx, h, pl)
+		if err != nil {
+			return err
+		}
+		s.record(h, phaseTitle, pl, p)
+		if p.staged != nil {
+			s.QueueStaged(h, *p.staged)
+			continue
+		}
+		if err := s.LinkAll(ctx, h, pl.Target, pl.Symlinks); err != nil {
+			return err
+		}
+		units = units || p.uploaded && IsUnitFile(pl.Target)
+	}
+	if units {
+		return DaemonReload(ctx, h)
+	}
+	return nil
+}
+
+// PlanAll lists what placing files would change on one host.
+func (s *Fleet) PlanAll(ctx context.Context, h *Host, pls []Placement) ([]Change, error) {
+	var out []Change
+	for _, pl := range pls {
+		would, err := s.WouldPlace(ctx, h, pl)
+		if err != nil {
+			return nil, err
+		}
+		if would {
+			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("upload %s to %s (%d bytes, %s)", pl.Name, pl.Target, pl.Size, pl.Mode)})
+		}
+	}
+	return out, nil
+}
+
+// QueueStaged remembers a staged file for the install phases.
+func (s *Fleet) QueueStaged(h *Host, f StagedFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.Staged = append(h.Staged, f)
+}
+
+// ImagesDir is where image archives go: the definition's imageConfig.path,
+// else the engine's own images directory.
+func (s *Fleet) ImagesDir() string {
+	if d := s.Distro.Spec.Config.ImageConfig.Path; d != "" {
+		return d
+	}
+	return s.Engine.Paths().ImagesDir
+}
+
+// HostFilePlacement places one of the inventory's files for a host: inline
+// data, or a local file relative to the inventory.
+func (s *Fleet) HostFilePlacement(h *Host, i int, f v1alpha1.HostFile) (Placement, error) {
+	where := fmt.Sprintf("%s: spec.hosts[%d].files[%d] (%s)", h, h.Index, i, f.Name)
+	mode, err := f.Perm.Mode(0o644)
+	if err != nil {
+		return Placement{}, fmt.Errorf("%s: %w", where, err)
+	}
+	owner := ""
+	if f.User != "" || f.Group != "" {
+		owner = f.User + ":" + f.Group
+	}
+	pl := Placement{Name: "file " + f.Name, Target: f.Dst, Mode: os.FileMode(mode), Owner: owner}
+	if f.Data != "" {
+		data := []byte(f.Data)
+		sum := sha256.Sum256(data)
+		pl.SHA256, pl.Size = hex.EncodeToString(sum[:]), int64(len(data))
+		pl.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		return pl, nil
+	}
+	src := f.Src
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(s.ClusterDir, src)
+	}
+	sum, size, err := hashFile(src)
+	if err != nil {
+		return Placement{}, fmt.Errorf("%s: src: %w", where, err)
+	}
+	if f.DstDir != "" {
+		pl.Target = path.Join(f.DstDir, filepath.Base(src))
+	}
+	pl.SHA256, pl.Size = sum, size
+	pl.Open = func() (io.ReadCloser, error) { return os.Open(src) }
+	return pl, nil
+}
+
+func hashFile(p string) (string, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// PlanHosts runs PlanAll on every host with placements, in parallel.
+func (s *Fleet) PlanHosts(ctx context.Context, plans map[*Host][]Placement) ([]Change, error) {
+	planned := s.Hosts.Filter(func(h *Host) bool { return len(plans[h]) > 0 })
+	return Collect(ctx, planned, s.Options.Concurrency, func(ctx context.Context, h *Host) ([]Change, error) {
+		return s.PlanAll(ctx, h, plans[h])
+	})
+}

@@ -1,0 +1,180 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/shell"
+)
+
+// RenderAll renders the engine files of hosts. A kubeadm node that joins
+// needs a token only a running leader can make; such hosts are left out
+// and rendered when they join.
+func (s *Fleet) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Rendered, error) {
+	leader := s.Leader()
+	if leader == nil {
+		return nil, fmt.Errorf("no controller in the inventory")
+	}
+	token, err := s.ClusterToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var sec joinSecrets
+	if s.Engine.ServerTokenPath() == "" {
+		if sec, err = s.KubeadmSecrets(ctx); err != nil {
+			return nil, err
+		}
+		token = sec.token
+	}
+	passwords, err := s.RegistryPasswords()
+	if err != nil {
+		return nil, err
+	}
+	cluster := s.EffectiveCluster()
+	leaderSpec := &cluster.Spec.Hosts[leader.Index]
+	join := engine.JoinAddress(cluster, leaderSpec, !s.ColdBootstrap() && s.LoadbalancerUp(ctx, leader))
+	out := map[*Host]engine.Rendered{}
+	for _, h := range hosts {
+		if token == "" && h != leader {
+			continue
+		}
+		hostJoin := join
+		if h.EngineRunning {
+			// A joined node keeps the address it joined through: the VIP
+			// coming up later is no reason to restart it (phases 26, 27).
+			if a := s.JoinedThrough(ctx, h); a != "" {
+				hostJoin = a
+			}
+		}
+		in := engine.RenderInput{
+			Cluster: cluster, Distro: s.Distro, Host: &cluster.Spec.Hosts[h.Index], NodeName: h.NodeName(),
+			Leader: leaderSpec, JoinAddress: hostJoin, Token: token, RegistryPasswords: passwords,
+			CACertHash: sec.caHash, CertificateKey: sec.certKey,
+		}
+		r, err := s.Engine.Render(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: rendering the %s config: %w", h, s.Engine.Name(), err)
+		}
+		out[h] = r
+	}
+	return out, nil
+}
+
+// ClusterToken is the existing token, or for k3s and rke2 a new one the
+// founder starts with; kubeadm makes its own on the founder.
+func (s *Fleet) ClusterToken(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	t := s.token
+	s.mu.Unlock()
+	if t != "" {
+		return t, nil
+	}
+	t, err := s.ReadClusterToken(ctx)
+	if err != nil {
+		return "", err
+	}
+	if t == "" && s.Engine.ServerTokenPath() != "" {
+		if t, err = newToken(); err != nil {
+			return "", err
+		}
+	}
+	s.mu.Lock()
+	s.token = t
+	s.mu.Unlock()
+	return t, nil
+}
+
+// LoadbalancerUp asks the leader whether the load balancer answers on the
+// join port; a VIP announced from inside the cluster may not yet.
+func (s *Fleet) LoadbalancerUp(ctx context.Context, from *Host) bool {
+	lb := s.Cluster.Spec.Config.Loadbalancer
+	if lb == "" {
+		return false
+	}
+	_, err := from.Conn.Run(ctx, tcpProbe(lb, s.Engine.JoinPort()))
+	return err == nil
+}
+
+// RenderedFor renders a host's engine files now: after the founder is up
+// the cluster's own token can be read (kubeadm makes one only then).
+func (s *Fleet) RenderedFor(ctx context.Context, h *Host) (engine.Rendered, error) {
+	r, err := s.RenderAll(ctx, Hosts{h})
+	if err != nil {
+		return engine.Rendered{}, err
+	}
+	out, ok := r[h]
+	if !ok {
+		return engine.Rendered{}, fmt.Errorf("%s: no join token yet: the founder is not running", h)
+	}
+	return out, nil
+}
+
+// WriteRendered writes a host's rendered files; unchanged files are left.
+func (s *Fleet) WriteRendered(ctx context.Context, h *Host, phaseTitle string, r engine.Rendered) error {
+	for _, f := range r.Files {
+		changed, err := host.WriteFile(ctx, h.Conn, f.Path, f.Content, f.Mode, "")
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		if changed {
+			s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: fmt.Sprintf("wrote %s (%s)", f.Path, f.Mode)})
+		}
+	}
+	return nil
+}
+
+// serverLine finds the join URL's host in an engine config.
+var serverLine = regexp.MustCompile(`(?m)^server:\s*"?https://(\[[^\]]+\]|[^":/\s]+):[0-9]+"?\s*$`)
+
+// JoinedThrough is the address a running node's config joins through, ""
+// when it names none (the founder) or cannot be read.
+func (s *Fleet) JoinedThrough(ctx context.Context, h *Host) string {
+	b, err := host.ReadFile(ctx, h.Conn, s.Engine.Paths().Config)
+	if err != nil {
+		return ""
+	}
+	m := serverLine.FindSubmatch(b)
+	if m == nil {
+		return ""
+	}
+	return strings.Trim(string(m[1]), "[]")
+}
+
+// EffectiveSpec is a host's inventory entry with what facts discovered
+// filled in, so rendering never sees an empty node name or address.
+func (h *Host) EffectiveSpec() *v1alpha1.Host {
+	c := *h.Spec
+	c.Hostname = h.NodeName()
+	if c.PrivateAddress == "" {
+		c.PrivateAddress = h.Facts.PrivateAddress
+	}
+	if c.PrivateInterface == "" {
+		c.PrivateInterface = h.Facts.PrivateInterface
+	}
+	return &c
+}
+
+// EffectiveCluster is the inventory with every host's effective spec.
+func (s *Fleet) EffectiveCluster() *v1alpha1.Cluster {
+	c := *s.Cluster
+	c.Spec.Hosts = make([]v1alpha1.Host, len(s.Hosts))
+	for i, h := range s.Hosts {
+		c.Spec.Hosts[i] = *h.EffectiveSpec()
+	}
+	return &c
+}
+
+// tcpProbe succeeds when host:port accepts a TCP connection within 3 s.
+// It needs bash (for /dev/tcp) or python3, one of which every supported
+// host has.
+func tcpProbe(addr string, port int) string {
+	script := `if command -v bash >/dev/null 2>&1; then timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2"; ` +
+		`else python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), 3)' "$1" "$2"; fi`
+	return shell.Join("sh", "-c", script, "probe", addr, strconv.Itoa(port))
+}
