@@ -14,19 +14,13 @@ import (
 // cluster it never looked at.
 type Connect struct {
 	readOnly
-	state *node.Fleet
+	base
 	mu    sync.Mutex
 	conns []*host.Conn
 }
 
 // Title implements Phase.
 func (p *Connect) Title() string { return "Connect to hosts" }
-
-// Prepare implements Preparer.
-func (p *Connect) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // Run implements Phase.
 func (p *Connect) Run(ctx context.Context) error {

@@ -12,17 +12,11 @@ import (
 // decides its install route and its configurer.
 type DetectOS struct {
 	readOnly
-	state *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *DetectOS) Title() string { return "Detect host operating systems" }
-
-// Prepare implements Preparer.
-func (p *DetectOS) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // Run implements Phase.
 func (p *DetectOS) Run(ctx context.Context) error {

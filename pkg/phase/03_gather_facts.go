@@ -14,17 +14,11 @@ import (
 // SELinux mode, fapolicyd state and firewall front ends in one round trip.
 type GatherFacts struct {
 	readOnly
-	state *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *GatherFacts) Title() string { return "Gather host facts" }
-
-// Prepare implements Preparer.
-func (p *GatherFacts) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // factsScript only reads. Each line is key=value so one command answers
 // everything; missing tools print nothing for their key.

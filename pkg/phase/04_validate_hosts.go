@@ -20,16 +20,15 @@ const maxClockSkew = 30 * time.Second
 // architecture the package carries, a usable firewall, and clock skew.
 type ValidateHosts struct {
 	readOnly
-	state *node.Fleet
-	now   func() time.Time
+	base
+	now func() time.Time
 }
 
 // Title implements Phase.
 func (p *ValidateHosts) Title() string { return "Validate hosts" }
 
 // Prepare implements Preparer.
-func (p *ValidateHosts) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *ValidateHosts) Prepare(_ context.Context) error {
 	if p.now == nil {
 		p.now = time.Now
 	}

@@ -15,17 +15,11 @@ import (
 // downgrade before a real run starts one.
 type DistroFacts struct {
 	readOnly
-	state *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *DistroFacts) Title() string { return "Gathering facts about the distro installed" }
-
-// Prepare implements Preparer.
-func (p *DistroFacts) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // Run implements Phase.
 func (p *DistroFacts) Run(ctx context.Context) error {

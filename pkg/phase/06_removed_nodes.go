@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
 // RemovedNodes compares the nodes joined to the cluster with the inventory
@@ -14,17 +12,11 @@ import (
 // nothing later in an apply removes a node, so the operator must decide.
 type RemovedNodes struct {
 	readOnly
-	state *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *RemovedNodes) Title() string { return "Checking for nodes no longer in the config" }
-
-// Prepare implements Preparer.
-func (p *RemovedNodes) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // ShouldRun implements Conditional: with no running controller there is no
 // cluster to ask.

@@ -25,7 +25,7 @@ const (
 // change one fleet at once. It waits for a live holder up to the lock wait,
 // takes over a stale lock, and then keeps its locks fresh until released.
 type AcquireLock struct {
-	state   *node.Fleet
+	base
 	Wait    time.Duration // how long to wait for a live holder
 	mu      sync.Mutex
 	held    node.Hosts
@@ -37,8 +37,8 @@ type AcquireLock struct {
 func (p *AcquireLock) Title() string { return "Acquire exclusive host lock" }
 
 // Prepare implements Preparer.
-func (p *AcquireLock) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *AcquireLock) Prepare(_ context.Context) error {
+	s := p.state
 	if p.Wait == 0 {
 		p.Wait = s.Options.LockWait
 	}
@@ -191,18 +191,12 @@ func (p *AcquireLock) CleanUp(ctx context.Context) {
 
 // ReleaseLock is phase 30: it releases what AcquireLock took.
 type ReleaseLock struct {
-	Lock  *AcquireLock
-	state *node.Fleet
+	Lock *AcquireLock
+	base
 }
 
 // Title implements Phase.
 func (p *ReleaseLock) Title() string { return "Release exclusive host lock" }
-
-// Prepare implements Preparer.
-func (p *ReleaseLock) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // Plan implements Planner: releasing a lock changes nothing.
 func (p *ReleaseLock) Plan(context.Context) ([]node.Change, error) { return nil, nil }

@@ -18,8 +18,8 @@ func NewPrepareHosts() *PrepareHosts {
 }
 
 // Prepare implements Preparer.
-func (p *PrepareHosts) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *PrepareHosts) Prepare(_ context.Context) error {
+	s := p.state
 	p.steps = map[*node.Host][]hostos.Step{}
 	sysctl := s.Distro.Spec.Config.OS.Sysctl
 	for _, h := range s.Hosts {

@@ -45,8 +45,8 @@ func isPolicyRPM(name string) bool {
 }
 
 // Prepare implements Preparer.
-func (p *PrepareEL) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *PrepareEL) Prepare(_ context.Context) error {
+	s := p.state
 	p.steps, p.uploads = map[*node.Host][]hostos.Step{}, map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {

@@ -18,8 +18,8 @@ func NewFapolicyd() *Fapolicyd {
 }
 
 // Prepare implements Preparer.
-func (p *Fapolicyd) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *Fapolicyd) Prepare(_ context.Context) error {
+	s := p.state
 	p.steps = map[*node.Host][]hostos.Step{}
 	osc := s.Distro.Spec.Config.OS
 	if osc.Fapolicyd == "" && osc.FapolicydExecutable == "" {

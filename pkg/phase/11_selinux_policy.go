@@ -23,8 +23,8 @@ func NewSELinuxPolicy() *SELinuxPolicy {
 }
 
 // Prepare implements Preparer.
-func (p *SELinuxPolicy) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *SELinuxPolicy) Prepare(_ context.Context) error {
+	s := p.state
 	p.steps, p.uploads = map[*node.Host][]hostos.Step{}, map[*node.Host][]node.Placement{}
 	se := s.Distro.Spec.Config.OS.SELinux
 	if se == nil {

@@ -18,8 +18,8 @@ func NewUpdateEtcHosts() *UpdateEtcHosts {
 }
 
 // Prepare implements Preparer.
-func (p *UpdateEtcHosts) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *UpdateEtcHosts) Prepare(_ context.Context) error {
+	s := p.state
 	p.steps = map[*node.Host][]hostos.Step{}
 	if !s.Options.UpdateHosts {
 		return nil

@@ -14,7 +14,7 @@ import (
 // service CIDRs, opens the engine's ports and the configured ones, and
 // applies the configured rules.
 type UpdateFirewall struct {
-	state   *node.Fleet
+	base
 	fronts  map[*node.Host]firewall.Firewall
 	desired map[*node.Host]firewall.Desired
 }
@@ -24,8 +24,8 @@ func (p *UpdateFirewall) Title() string { return "Updating hosts firewall" }
 
 // Prepare implements Preparer: it detects each host's front end and works
 // out what the cluster needs from it, reading only.
-func (p *UpdateFirewall) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *UpdateFirewall) Prepare(ctx context.Context) error {
+	s := p.state
 	p.fronts, p.desired = map[*node.Host]firewall.Firewall{}, map[*node.Host]firewall.Desired{}
 	if !s.Options.UpdateFirewall {
 		return nil

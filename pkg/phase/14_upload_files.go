@@ -11,7 +11,7 @@ import (
 // definition's files, the image archive for the host's architecture, and
 // the inventory's own files for that host.
 type UploadFiles struct {
-	state *node.Fleet
+	base
 	plans map[*node.Host][]node.Placement
 }
 
@@ -19,8 +19,8 @@ type UploadFiles struct {
 func (p *UploadFiles) Title() string { return "Upload files to hosts" }
 
 // Prepare implements Preparer: it decides every host's files, reading only.
-func (p *UploadFiles) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *UploadFiles) Prepare(_ context.Context) error {
+	s := p.state
 	p.plans = map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {

@@ -13,7 +13,7 @@ import (
 // no debs leaves Debian hosts to the binary route (seeds/001).
 type UploadRoute struct {
 	Route string
-	state *node.Fleet
+	base
 	plans map[*node.Host][]node.Placement
 }
 
@@ -52,8 +52,8 @@ func (p *UploadRoute) eligible(h *node.Host) bool {
 
 // Prepare implements Preparer: it selects each eligible host's files and
 // claims the host for this route only when there are some.
-func (p *UploadRoute) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *UploadRoute) Prepare(_ context.Context) error {
+	s := p.state
 	p.plans = map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {

@@ -20,7 +20,7 @@ const importedDir = "/var/lib/cargoship/images-imported"
 // store, for an engine that does not pick up its images directory by itself
 // (upstream kubeadm with containerd). k3s and rke2 import on start.
 type ImportImages struct {
-	state   *node.Fleet
+	base
 	archive map[*node.Host]pkgfile.Entry
 }
 
@@ -28,8 +28,8 @@ type ImportImages struct {
 func (p *ImportImages) Title() string { return "Import images" }
 
 // Prepare implements Preparer.
-func (p *ImportImages) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *ImportImages) Prepare(_ context.Context) error {
+	s := p.state
 	p.archive = map[*node.Host]pkgfile.Entry{}
 	if s.Engine.ImportsImagesDirByItself() {
 		return nil

@@ -14,7 +14,7 @@ import (
 // engine does not run yet. A running node's config changes only through the
 // sync phases, which drain it first.
 type ConfigureEngine struct {
-	state    *node.Fleet
+	base
 	rendered map[*node.Host]engine.Rendered
 }
 
@@ -23,8 +23,8 @@ func (p *ConfigureEngine) Title() string { return "Configure engine" }
 
 // Prepare implements Preparer: it chooses the leader, finds or makes the
 // token, and renders every host's files, reading only.
-func (p *ConfigureEngine) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *ConfigureEngine) Prepare(ctx context.Context) error {
+	s := p.state
 	p.rendered = map[*node.Host]engine.Rendered{}
 	r, err := s.RenderAll(ctx, s.Hosts.Filter(func(h *node.Host) bool { return !h.EngineRunning }))
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 // profile (infra) batched and reported separately.
 type Initialize struct {
 	controllers bool
-	state       *node.Fleet
-	targets     node.Hosts
+	base
+	targets node.Hosts
 }
 
 // NewInitializeControllers is phase 20.
@@ -35,8 +35,8 @@ func (p *Initialize) Title() string {
 
 // Prepare implements Preparer: the hosts of the class whose engine does not
 // run, the founder first.
-func (p *Initialize) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *Initialize) Prepare(_ context.Context) error {
+	s := p.state
 	p.targets = nil
 	for _, h := range s.Hosts {
 		if h.IsController() == p.controllers && !h.EngineRunning {

@@ -19,7 +19,7 @@ const manifestsDir = "/var/lib/cargoship/manifests"
 // from the leader with the engine's own kubectl. A manifest already applied
 // at that content is not applied again.
 type ApplyManifests struct {
-	state     *node.Fleet
+	base
 	manifests []pkgfile.Entry
 }
 
@@ -27,8 +27,8 @@ type ApplyManifests struct {
 func (p *ApplyManifests) Title() string { return "Apply manifests" }
 
 // Prepare implements Preparer.
-func (p *ApplyManifests) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *ApplyManifests) Prepare(_ context.Context) error {
+	s := p.state
 	p.manifests = s.Package.EntriesOf(pkgfile.KindManifests)
 	return nil
 }

@@ -17,8 +17,8 @@ import (
 // leave such nodes for later.
 type Upgrade struct {
 	controllers bool
-	state       *node.Fleet
-	targets     node.Hosts
+	base
+	targets node.Hosts
 }
 
 // NewUpgradeControllers is phase 23.
@@ -37,8 +37,8 @@ func (p *Upgrade) Title() string {
 
 // Prepare implements Preparer: hosts of the class at an older version. A
 // downgrade was already refused by phase 5, before anything changed.
-func (p *Upgrade) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *Upgrade) Prepare(ctx context.Context) error {
+	s := p.state
 	p.targets = nil
 	want, err := engine.ParseVersion(s.Distro.Spec.Version)
 	if err != nil {

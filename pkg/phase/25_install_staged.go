@@ -13,17 +13,11 @@ import (
 // the host's package manager (from the uploaded files only, never a
 // repository), then staged executables moved into place.
 type InstallStaged struct {
-	state *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *InstallStaged) Title() string { return "Install staged files" }
-
-// Prepare implements Preparer.
-func (p *InstallStaged) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 func (p *InstallStaged) hosts() node.Hosts {
 	return p.state.Hosts.Filter(func(h *node.Host) bool { return len(h.Staged) > 0 || len(h.Packages) > 0 })

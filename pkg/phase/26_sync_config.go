@@ -19,8 +19,8 @@ import (
 // values are written in place: the engine reconciles them while it runs.
 type SyncConfig struct {
 	controllers bool
-	state       *node.Fleet
-	drift       map[*node.Host]configDrift
+	base
+	drift map[*node.Host]configDrift
 }
 
 // NewSyncConfigController is phase 26: controllers, one at a time.
@@ -40,8 +40,8 @@ func (p *SyncConfig) Title() string {
 
 // Prepare implements Preparer: it renders the files of every node of its
 // role that ran before this run and compares them with the node's own.
-func (p *SyncConfig) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state = s
+func (p *SyncConfig) Prepare(ctx context.Context) error {
+	s := p.state
 	p.drift = map[*node.Host]configDrift{}
 	hosts := s.Hosts.Filter(func(h *node.Host) bool {
 		return h.IsController() == p.controllers && s.RanBefore(h)

@@ -89,7 +89,7 @@ func converge(t *testing.T, s *node.Fleet, runners map[string]*shRunner) {
 
 func prepared(t *testing.T, p *SyncConfig, s *node.Fleet) *SyncConfig {
 	t.Helper()
-	require.NoError(t, p.Prepare(context.Background(), s))
+	require.NoError(t, prepare(context.Background(), p, s))
 	return p
 }
 

@@ -27,8 +27,8 @@ const localHost = "(local)"
 // Kubeconfig writes the cluster's admin kubeconfig, pointed at the load
 // balancer, to node.Options.KubeconfigOut on the machine cargoship runs on.
 type Kubeconfig struct {
-	state *node.Fleet
-	data  []byte // what to write; nil when the file is already current
+	base
+	data []byte // what to write; nil when the file is already current
 }
 
 // Title implements Phase.
@@ -36,8 +36,9 @@ func (p *Kubeconfig) Title() string { return "Updating kubeconfig file with the 
 
 // Prepare implements Preparer: it reads the leader's admin kubeconfig and
 // compares it with the local file. Both are reads.
-func (p *Kubeconfig) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state, p.data = s, nil
+func (p *Kubeconfig) Prepare(ctx context.Context) error {
+	s := p.state
+	p.data = nil
 	out := s.Options.KubeconfigOut
 	if out == "" {
 		return nil

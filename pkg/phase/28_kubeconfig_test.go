@@ -84,7 +84,7 @@ func TestKubeconfigPhaseWritesThePointedKubeconfigOnce(t *testing.T) {
 	ctx := context.Background()
 
 	p := &Kubeconfig{}
-	require.NoError(t, p.Prepare(ctx, s))
+	require.NoError(t, prepare(ctx, p, s))
 	require.True(t, p.ShouldRun())
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
@@ -98,7 +98,7 @@ func TestKubeconfigPhaseWritesThePointedKubeconfigOnce(t *testing.T) {
 	assert.Contains(t, string(got), "client-key-data: S0VZ", "the credentials are kept")
 	assert.Equal(t, []node.Change{{Host: "(local)", Phase: p.Title(), What: "wrote the admin kubeconfig to " + want}}, s.Report.Changes())
 
-	require.NoError(t, p.Prepare(ctx, s))
+	require.NoError(t, prepare(ctx, p, s))
 	assert.False(t, p.ShouldRun(), "a second run finds the file current")
 }
 
@@ -107,15 +107,15 @@ func TestKubeconfigPhaseWithoutARunningController(t *testing.T) {
 	s, _ := k3sTestState(t)
 	ctx := context.Background()
 	p := &Kubeconfig{}
-	require.NoError(t, p.Prepare(ctx, s), "off: nothing is read")
+	require.NoError(t, prepare(ctx, p, s), "off: nothing is read")
 	assert.False(t, p.ShouldRun())
 
 	s.Options.KubeconfigOut = filepath.Join(t.TempDir(), "k")
 	s.Hosts[0].EngineRunning = false
-	require.ErrorContains(t, p.Prepare(ctx, s), "no controller runs k3s")
+	require.ErrorContains(t, prepare(ctx, p, s), "no controller runs k3s")
 	s.Options.DryRun = true
-	require.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
+	require.ErrorIs(t, prepare(ctx, p, s), ErrUnassessed)
 
 	s.Hosts[0].EngineRunning = true
-	assert.ErrorContains(t, p.Prepare(ctx, s), "reading the admin kubeconfig", "c1 has no kubeconfig")
+	assert.ErrorContains(t, prepare(ctx, p, s), "reading the admin kubeconfig", "c1 has no kubeconfig")
 }

@@ -19,8 +19,8 @@ const (
 // LabelNodes labels each node with its host's profile, where the label is
 // missing or holds anything but "true".
 type LabelNodes struct {
-	state *node.Fleet
-	todo  []nodeLabel
+	base
+	todo []nodeLabel
 }
 
 // nodeLabel is one label to set on one node.
@@ -37,8 +37,9 @@ func (p *LabelNodes) Title() string { return "Labeling nodes with their profile 
 
 // Prepare implements Preparer: it reads the cluster's nodes and keeps the
 // labels that need setting.
-func (p *LabelNodes) Prepare(ctx context.Context, s *node.Fleet) error {
-	p.state, p.todo = s, nil
+func (p *LabelNodes) Prepare(ctx context.Context) error {
+	s := p.state
+	p.todo = nil
 	if !s.Options.LabelNodes {
 		return nil
 	}

@@ -46,7 +46,7 @@ func TestLabelNodesLabelsThroughTheLeaderOnce(t *testing.T) {
 	ctx := context.Background()
 
 	p := &LabelNodes{}
-	require.NoError(t, p.Prepare(ctx, s))
+	require.NoError(t, prepare(ctx, p, s))
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []node.Change{{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true"}}, plan)
@@ -57,7 +57,7 @@ func TestLabelNodesLabelsThroughTheLeaderOnce(t *testing.T) {
 	assert.Equal(t, []node.Change{{Host: "w1", Phase: p.Title(), What: "labelled node w1 node-role.kubernetes.io/worker=true"}}, s.Report.Changes())
 
 	labels["w1"]["node-role.kubernetes.io/worker"] = "true"
-	require.NoError(t, p.Prepare(ctx, s))
+	require.NoError(t, prepare(ctx, p, s))
 	assert.False(t, p.ShouldRun(), "a second run labels nothing")
 }
 
@@ -68,17 +68,17 @@ func TestLabelNodesNeedsEveryNodeJoined(t *testing.T) {
 	runners["c1"].nodes = func() string { return nodesJSON(t, map[string]map[string]string{"c1": nil}) }
 	ctx := context.Background()
 	p := &LabelNodes{}
-	require.ErrorContains(t, p.Prepare(ctx, s), "node(s) w1 are not in the cluster")
+	require.ErrorContains(t, prepare(ctx, p, s), "node(s) w1 are not in the cluster")
 
 	s.Options.DryRun = true
-	require.NoError(t, p.Prepare(ctx, s), "a dry run plans for nodes earlier phases would join")
+	require.NoError(t, prepare(ctx, p, s), "a dry run plans for nodes earlier phases would join")
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
 	assert.Contains(t, plan, node.Change{Host: "w1", What: "label node w1 node-role.kubernetes.io/worker=true once it joins"})
 
 	s.Hosts[0].EngineRunning = false
-	require.ErrorIs(t, p.Prepare(ctx, s), ErrUnassessed)
+	require.ErrorIs(t, prepare(ctx, p, s), ErrUnassessed)
 	s.Options.LabelNodes = false
-	require.NoError(t, p.Prepare(ctx, s))
+	require.NoError(t, prepare(ctx, p, s))
 	assert.False(t, p.ShouldRun(), "off")
 }

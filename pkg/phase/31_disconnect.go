@@ -12,17 +12,11 @@ import (
 type Disconnect struct {
 	ownDryRun
 	Connect *Connect
-	state   *node.Fleet
+	base
 }
 
 // Title implements Phase.
 func (p *Disconnect) Title() string { return "Disconnect from hosts" }
-
-// Prepare implements Preparer.
-func (p *Disconnect) Prepare(_ context.Context, s *node.Fleet) error {
-	p.state = s
-	return nil
-}
 
 // Run implements Phase.
 func (p *Disconnect) Run(ctx context.Context) error {

@@ -51,8 +51,9 @@ func (m *Manager) runOne(ctx context.Context, p Phase) (outcome, detail string, 
 	s := m.State
 	dry := s.Options.DryRun
 	mode := modeOf(p)
+	Bind(p, s)
 	if pr, ok := p.(Preparer); ok {
-		if err := pr.Prepare(ctx, s); err != nil {
+		if err := pr.Prepare(ctx); err != nil {
 			if dry && errors.Is(err, ErrUnassessed) {
 				s.Log.Info("unassessed", "phase", p.Title())
 				return "unassessed", err.Error(), nil
@@ -78,10 +79,12 @@ func (m *Manager) runOne(ctx context.Context, p Phase) (outcome, detail string, 
 		}
 		return "ran", "", nil
 	case mode == OwnDryRun:
-		if d, ok := p.(DryRunner); ok {
-			if err := d.DryRun(ctx); err != nil {
-				return "failed", "", err
-			}
+		d, ok := p.(DryRunner)
+		if !ok {
+			return "failed", "", fmt.Errorf("declares its own dry-run path but has no DryRun method")
+		}
+		if err := d.DryRun(ctx); err != nil {
+			return "failed", "", err
 		}
 		return "dry-run", "", nil
 	}

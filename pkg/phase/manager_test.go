@@ -33,7 +33,7 @@ func (r *recorder) Run(context.Context) error {
 	}
 	return r.runErr
 }
-func (r *recorder) Prepare(context.Context, *node.Fleet) error {
+func (r *recorder) Prepare(context.Context) error {
 	*r.calls = append(*r.calls, r.title+":prepare")
 	return r.prepErr
 }
@@ -127,4 +127,10 @@ func TestManagerDryRun(t *testing.T) {
 	}
 	assert.Equal(t, []string{"ran", "reported", "skipped", "unassessed", "dry-run"}, outcomes)
 	assert.Contains(t, m.State.Report.Summary(true), "would change")
+}
+
+// prepare binds p to s and prepares it, as the manager does.
+func prepare(ctx context.Context, p Phase, s *node.Fleet) error {
+	Bind(p, s)
+	return p.(Preparer).Prepare(ctx)
 }

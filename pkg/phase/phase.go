@@ -21,7 +21,28 @@ type Phase interface {
 // it is considered, so it sees facts gathered by earlier phases. It must
 // only read: a dry run calls it.
 type Preparer interface {
-	Prepare(ctx context.Context, s *node.Fleet) error
+	Prepare(ctx context.Context) error
+}
+
+// base is embedded by every phase: it holds the run the manager binds the
+// phase to before preparing it, so no phase stores it by hand.
+type base struct {
+	state *node.Fleet
+}
+
+func (b *base) bind(s *node.Fleet) { b.state = s }
+
+// binder is a phase embedding base.
+type binder interface {
+	bind(s *node.Fleet)
+}
+
+// Bind hands a phase the run it works on; the manager does it before each
+// phase, and tests that drive one phase by hand call it first.
+func Bind(p Phase, s *node.Fleet) {
+	if b, ok := p.(binder); ok {
+		b.bind(s)
+	}
 }
 
 // Conditional says whether the phase has anything to do. It only reads.

@@ -12,7 +12,7 @@ import (
 // without failing (a sysctl a container cannot set) become notes.
 type stepPhase struct {
 	title string
-	state *node.Fleet
+	base
 	steps map[*node.Host][]hostos.Step
 }
 
