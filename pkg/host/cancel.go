@@ -33,7 +33,7 @@ func (c *Conn) killGroup(ctx context.Context, pgid int, asRoot bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*killGrace)
 	defer cancel()
 	if _, err := c.exec(ctx, line, asRoot, RunOptions{}); err != nil {
-		c.log.Warn("could not stop a cancelled command", "host", c.name, "pgid", pgid, "err", err)
+		c.log.Warn("could not stop a cancelled command", "host", c.name, "pgid", pgid, "error", err)
 	}
 }
 

@@ -152,7 +152,7 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 	}
 	shown := redact(cmd, secrets)
 	c.log.Debug("command", "host", c.name, "cmd", shown, "sudo", asRoot,
-		"duration", time.Since(start).Round(time.Millisecond), "err", errString(err, secrets))
+		"duration", time.Since(start).Round(time.Millisecond), "error", errString(err, secrets))
 	var st *exitStatus
 	switch {
 	case err == nil:

@@ -174,6 +174,16 @@ func ReadFile(ctx context.Context, r Runner, p string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// ReadFileIfExists is ReadFile for a file that may be missing: no file is
+// exists=false and no error.
+func ReadFileIfExists(ctx context.Context, r Runner, p string) (data []byte, exists bool, err error) {
+	data, err = ReadFile(ctx, r, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
+}
+
 // FileSHA256 returns the hex sha256 of a file, and whether it exists.
 func FileSHA256(ctx context.Context, r Runner, p string) (string, bool, error) {
 	if err := checkPath(p); err != nil {

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,5 +188,171 @@ func TestDirHelpers(t *testing.T) {
 				t.Error("RemoveAll(/) was not refused")
 			}
 		})
+	}
+}
+
+// TestWriteReadExact: what WriteFile writes, ReadFile returns byte for
+// byte over every transport: binary, NUL, no final newline, empty.
+func TestWriteReadExact(t *testing.T) {
+	f := sshd(t)
+	ctx := context.Background()
+	for name, c := range f.fileConns(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, data := range [][]byte{[]byte("line1\n\tno trailing newline \x00 binary\n\n\r"), {}, {0xff, 0xfe, 0}} {
+				p := filepath.Join(dir, "sub dir", "it's $file"+itoa(i))
+				if _, err := WriteFile(ctx, c, p, data, 0o640, ""); err != nil {
+					t.Fatal(err)
+				}
+				got, exists, err := ReadFileIfExists(ctx, c, p)
+				if err != nil || !exists || !bytes.Equal(got, data) {
+					t.Errorf("ReadFileIfExists = %q, %v, %v; want %q", got, exists, err, data)
+				}
+			}
+			if got, exists, err := ReadFileIfExists(ctx, c, filepath.Join(dir, "missing")); got != nil || exists || err != nil {
+				t.Errorf("missing file: %q, %v, %v", got, exists, err)
+			}
+		})
+	}
+}
+
+// localRoot is a localhost connection as root: commands run here, with
+// this process's PATH, so a test can put stand-in tools first on it.
+func localRoot(t *testing.T) *Conn {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: sudo go test ./pkg/host")
+	}
+	return connect(t, localHost(), ConnectOptions{LookupEnv: env(nil)})
+}
+
+// stubTools puts shell scripts named after tools first on PATH for the
+// rest of the test.
+func stubTools(t *testing.T, tools map[string]string) {
+	t.Helper()
+	bin := t.TempDir()
+	for name, body := range tools {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+}
+
+// TestWriteFileRenameFailure makes every rename fail, as it does onto a
+// bind-mounted file. Without InPlace the write is an error that says what
+// mv said and leaves the file and its directory as they were; with
+// InPlace the file is rewritten where it is, with the mode asked for.
+func TestWriteFileRenameFailure(t *testing.T) {
+	c := localRoot(t)
+	ctx := context.Background()
+	stubTools(t, map[string]string{"mv": `echo "mv: cannot move: Device or resource busy" >&2; exit 1`})
+	dir := t.TempDir()
+	p := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := WriteFile(ctx, c, p, []byte("new\n"), 0o644, "")
+	if err == nil || changed {
+		t.Fatalf("rename failed but WriteFile = %v, %v", changed, err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "Device or resource busy") || !strings.Contains(msg, p) || !strings.Contains(msg, c.String()) || strings.Contains(msg, "mktemp") {
+		t.Errorf("error %q: want host, path and mv's message, not the script", msg)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old\n" {
+		t.Errorf("file after a failed rename: %q", b)
+	}
+	if _, err := WriteFile(ctx, c, filepath.Join(dir, "new"), []byte("x"), 0o644, ""); err == nil {
+		t.Error("a new file whose rename fails: no error")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+	changed, err = WriteFile(ctx, c, p, []byte("new\n"), 0o644, "", InPlace())
+	if err != nil || !changed {
+		t.Fatalf("InPlace: %v, %v", changed, err)
+	}
+	st, err := os.Stat(p)
+	if b, _ := os.ReadFile(p); string(b) != "new\n" || err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("InPlace wrote %q, mode %v", b, st.Mode())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("InPlace left behind: %v", entries)
+	}
+}
+
+// TestWriteFileInPlaceBindMount bind-mounts a file, as containers do with
+// /etc/hosts: renaming onto it fails (EBUSY) and only InPlace writes it.
+func TestWriteFileInPlaceBindMount(t *testing.T) {
+	c := localRoot(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "hosts")
+	for _, p := range []string{src, dst} {
+		if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("mount", "--bind", src, dst).CombinedOutput(); err != nil {
+		t.Skipf("cannot bind-mount here: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", dst).Run() })
+	if _, err := WriteFile(ctx, c, dst, []byte("new\n"), 0o644, ""); err == nil || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("rename onto a bind mount without InPlace: %v", err)
+	}
+	if changed, err := WriteFile(ctx, c, dst, []byte("new\n"), 0o644, "", InPlace()); err != nil || !changed {
+		t.Fatalf("InPlace: %v, %v", changed, err)
+	}
+	if b, _ := os.ReadFile(src); string(b) != "new\n" {
+		t.Errorf("bind-mounted file holds %q", b)
+	}
+	if changed, err := WriteFile(ctx, c, dst, []byte("new\n"), 0o644, "", InPlace()); err != nil || changed {
+		t.Errorf("second write: %v, %v", changed, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestWriteFileRestorecon: where restorecon exists, a written file is
+// relabelled; a restorecon that fails (SELinux disabled) is no error.
+func TestWriteFileRestorecon(t *testing.T) {
+	c := localRoot(t)
+	ctx := context.Background()
+	log := filepath.Join(t.TempDir(), "restorecon.log")
+	stubTools(t, map[string]string{"restorecon": `printf '%s\n' "$*" >> ` + quoteForTest(log) + `; exit 1`})
+	p := filepath.Join(t.TempDir(), "conf")
+	if _, err := WriteFile(ctx, c, p, []byte("a"), 0o644, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteFile(ctx, c, p, []byte("a"), 0o644, ""); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(log); string(b) != p+"\n" {
+		t.Errorf("restorecon ran with %q; want once with %s", b, p)
+	}
+}
+
+// TestWriteFileSetuid: chown clears setuid and setgid, so the owner is set
+// before the mode, when writing and when only owner and mode change.
+func TestWriteFileSetuid(t *testing.T) {
+	sshd(t) // the test users
+	c := localRoot(t)
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "tool")
+	for _, w := range []struct {
+		mode  os.FileMode
+		owner string
+	}{
+		{0o755 | os.ModeSetuid, userNoSudo},           // a new file
+		{0o750 | os.ModeSetgid, "root:" + userNoSudo}, // same content
+	} {
+		if changed, err := WriteFile(ctx, c, p, []byte("#!/bin/sh\n"), w.mode, w.owner); err != nil || !changed {
+			t.Fatalf("WriteFile(%v, %s) = %v, %v", w.mode, w.owner, changed, err)
+		}
+		if fi, err := Stat(ctx, c, p); err != nil || fi.Mode != w.mode || !ownerMatches(w.owner, fi) {
+			t.Errorf("Stat = %+v, %v; want %v owned by %s", fi, err, w.mode, w.owner)
+		}
 	}
 }

@@ -301,7 +301,8 @@ func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) erro
 	return err
 }
 
-// finishScript checks what arrived, then puts it in place.
+// finishScript checks what arrived, then puts it in place, owner before
+// mode (chown clears a setuid bit), and relabels it as WriteFile does.
 const finishScript = `set -e
 got=$(sha256sum < "$1")
 got=${got%% *}
@@ -310,9 +311,11 @@ if [ "$got" != "$3" ]; then
 	echo "what arrived has sha256 $got, want $3; the partial file is removed, run again" >&2
 	exit 45
 fi
-chmod "$4" "$1"
 [ -z "$5" ] || chown -- "$5" "$1"
-mv -f -- "$1" "$2"`
+chmod "$4" "$1"
+mv -f -- "$1" "$2"
+p=$2
+` + restorecon
 
 func (u *upload) finish(ctx context.Context) error {
 	_, err := u.r.Sudo(ctx, Script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))

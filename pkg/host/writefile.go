@@ -14,35 +14,63 @@ import (
 // sha256: what WriteFile needs to decide, in one round trip.
 const probeScript = `if [ -e "$1" ]; then ` + statFormat + `"$1"; if [ -f "$1" ]; then sha256sum < "$1"; fi; fi`
 
-// writeScript writes stdin to a temp file beside the target, sets its mode
-// and owner, and renames it into place, so a reader never sees half a
-// file and the new file is labelled for its directory under SELinux. The
-// temp file is mktemp's 0600 until chmod: a secret is never readable.
+// writeScript writes stdin to a temp file beside the target, sets its
+// owner and mode, and renames it into place, so a reader never sees half a
+// file. The temp file is mktemp's 0600 until chmod: a secret is never
+// readable. chown goes before chmod, which would otherwise lose a setuid
+// or setgid bit. A rename that fails is an error with mv's message, unless
+// $4 is "inplace": a bind-mounted file (/etc/hosts in a container) cannot
+// be renamed onto, only rewritten where it is. Then restorecon gives the
+// file the label its path should have (see restorecon).
 const writeScript = `set -e
-p=$1 mode=$2 owner=$3
+p=$1 mode=$2 owner=$3 how=$4
 d=$(dirname -- "$p")
 mkdir -p -- "$d"
 t=$(mktemp "$d/.$(basename -- "$p").cargoship-XXXXXX")
 trap 'rm -f -- "$t"' EXIT
 cat > "$t"
-chmod "$mode" "$t"
 [ -z "$owner" ] || chown -- "$owner" "$t"
-if ! mv -f -- "$t" "$p" 2>/dev/null; then
-	# a bind-mounted file (/etc/hosts in a container) cannot be renamed over
-	cat -- "$t" > "$p"
-	chmod "$mode" "$p"
+chmod "$mode" "$t"
+if ! err=$(mv -f -- "$t" "$p" 2>&1); then
+	[ "$how" = inplace ] || { printf '%s\n' "$err" >&2; exit 1; }
 	[ -z "$owner" ] || chown -- "$owner" "$p"
-fi`
+	chmod "$mode" "$p"
+	cat -- "$t" > "$p"
+fi
+` + restorecon
 
-// fixScript sets mode and owner of a file whose content is already right.
-const fixScript = `set -e; chmod "$2" "$1"; [ -z "$3" ] || chown -- "$3" "$1"`
+// restorecon relabels "$p" where SELinux tools exist, best effort: a file
+// created in a directory gets that directory's type, not the one the
+// policy gives its path (/etc/hosts is net_conf_t, /etc etc_t). Hosts
+// without SELinux have no restorecon, or one that fails harmlessly.
+const restorecon = `if command -v restorecon >/dev/null 2>&1; then restorecon "$p" >/dev/null 2>&1 || true; fi`
 
-// WriteFile writes data to p as root: atomically (temp file, rename),
-// creating parent directories, and only when something differs, so a
-// second run reports changed=false. mode 0 keeps an existing file's mode
-// (0644 for a new one); owner is "user" or "user:group", "" keeping an
-// existing file's owner (root for a new one).
-func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.FileMode, owner string) (bool, error) {
+// fixScript sets owner and mode of a file whose content is already right.
+const fixScript = `set -e; [ -z "$3" ] || chown -- "$3" "$1"; chmod "$2" "$1"`
+
+// WriteOption adjusts WriteFile.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct{ inPlace bool }
+
+// InPlace lets WriteFile rewrite the file where it is when renaming onto it
+// fails, as it does for a bind-mounted /etc/hosts in a container
+// (docs/reference/hosts.md §4.4). A reader may then see a half-written
+// file, so only files that need it ask for it; without it a failed rename
+// is an error and the file is left as it was.
+func InPlace() WriteOption { return func(o *writeOptions) { o.inPlace = true } }
+
+// WriteFile writes data to p as root: atomically (a temp file beside p,
+// renamed onto it), creating parent directories, and only when something
+// differs, so a second run reports changed=false. mode 0 keeps an existing
+// file's mode (0644 for a new one); owner is "user" or "user:group", ""
+// keeping an existing file's owner (root for a new one). A written file is
+// relabelled with restorecon where SELinux tools exist.
+func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.FileMode, owner string, opts ...WriteOption) (bool, error) {
+	var o writeOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	if err := checkPath(p); err != nil {
 		return false, fileError(r, "write", p, err)
 	}
@@ -67,7 +95,11 @@ func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.Fil
 		}
 		return true, nil
 	}
-	if _, err := r.Sudo(ctx, Script(writeScript, p, chmodArg(mode), owner), WithStdin(bytes.NewReader(data))); err != nil {
+	how := "rename"
+	if o.inPlace {
+		how = "inplace"
+	}
+	if _, err := r.Sudo(ctx, Script(writeScript, p, chmodArg(mode), owner, how), WithStdin(bytes.NewReader(data))); err != nil {
 		return false, fileError(r, "write", p, err)
 	}
 	return true, nil
