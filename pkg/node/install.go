@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
@@ -34,7 +35,7 @@ func (s *Fleet) InstallStaged(ctx context.Context, h *Host, phaseTitle string) e
 func (s *Fleet) LinkAll(ctx context.Context, h *Host, target string, links []string) error {
 	for _, l := range links {
 		script := `[ "$(readlink "$2")" = "$1" ] || { mkdir -p "$(dirname "$2")" && ln -sfn "$1" "$2"; }`
-		if _, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "link", target, l)); err != nil {
+		if _, err := h.Conn.Sudo(ctx, host.Script(script, target, l)); err != nil {
 			return fmt.Errorf("linking %s to %s: %w", l, target, err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // RenderAll renders the engine files of hosts. A kubeadm node that joins
@@ -176,5 +175,5 @@ func (s *Fleet) EffectiveCluster() *v1alpha1.Cluster {
 func tcpProbe(addr string, port int) string {
 	script := `if command -v bash >/dev/null 2>&1; then timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2"; ` +
 		`else python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), 3)' "$1" "$2"; fi`
-	return shell.Join("sh", "-c", script, "probe", addr, strconv.Itoa(port))
+	return host.Script(script, addr, strconv.Itoa(port))
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
@@ -40,7 +41,7 @@ ip -4 route show default 2>/dev/null | awk '{for (i=1;i<NF;i++) if ($i=="dev") p
 func (p *GatherFacts) Run(ctx context.Context) error {
 	s := p.state
 	return s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		out, err := h.Conn.Sudo(ctx, "sh -c "+quoteScript(factsScript))
+		out, err := h.Conn.Sudo(ctx, host.Script(factsScript))
 		if err != nil {
 			return fmt.Errorf("reading facts: %w", err)
 		}

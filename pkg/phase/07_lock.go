@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
@@ -90,10 +91,10 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 // O_EXCL), waiting out a live holder and removing a stale lock.
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
-	create := "set -C; mkdir -p /run/lock && printf %s " + shell.Quote(id) + " > " + LockPath
+	create := host.Script(`set -C; mkdir -p /run/lock && printf %s "$1" > "$2"`, id, LockPath)
 	deadline := time.Now().Add(p.Wait)
 	for {
-		if _, err := h.Conn.Sudo(ctx, "sh -c "+shell.Quote(create)); err == nil {
+		if _, err := h.Conn.Sudo(ctx, create); err == nil {
 			return nil
 		}
 		holder, age, err := readLock(ctx, h)
@@ -127,7 +128,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 // readLock returns the holder's id and the lock's age; age < 0 when the
 // lock is absent.
 func readLock(ctx context.Context, h *node.Host) (string, time.Duration, error) {
-	out, err := h.Conn.Sudo(ctx, "sh -c "+shell.Quote(`f=`+LockPath+`; if [ -e "$f" ]; then echo "$(( $(date +%s) - $(stat -c %Y "$f") ))"; cat "$f"; else echo absent; fi`))
+	out, err := h.Conn.Sudo(ctx, host.Script(`if [ -e "$1" ]; then echo "$(( $(date +%s) - $(stat -c %Y "$1") ))"; cat "$1"; else echo absent; fi`, LockPath))
 	if err != nil {
 		return "", 0, err
 	}
@@ -174,9 +175,9 @@ func (p *AcquireLock) Release(ctx context.Context) error {
 	held := p.held
 	p.held = nil
 	p.mu.Unlock()
-	script := `f=` + LockPath + `; [ "$(cat "$f" 2>/dev/null)" = "$1" ] && rm -f "$f"; true`
+	script := `[ "$(cat "$2" 2>/dev/null)" = "$1" ] && rm -f "$2"; true`
 	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		_, err := h.Conn.Sudo(ctx, shell.Join("sh", "-c", script, "unlock", p.state.Options.InstanceID))
+		_, err := h.Conn.Sudo(ctx, host.Script(script, p.state.Options.InstanceID, LockPath))
 		return err
 	})
 }

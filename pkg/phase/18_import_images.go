@@ -9,7 +9,6 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // importedDir keeps, per image archive, the sha256 last imported, so an
@@ -118,5 +117,5 @@ func importCommand(file, importStdin string) string {
 	case strings.HasSuffix(file, ".gz"):
 		decompress = "gzip -dc"
 	}
-	return "sh -c " + shell.Quote(decompress+` "$1" | `+importStdin) + " import " + shell.Quote(file)
+	return host.Script(decompress+` "$1" | `+importStdin, file)
 }
