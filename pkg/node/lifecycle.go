@@ -2,9 +2,11 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -22,30 +24,29 @@ const (
 // version is set, runs that kubelet version. On timeout it returns the
 // tail of the host's engine journal: the real reason is there.
 func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
 	name := h.NodeName()
-	var last string
-	for {
+	// The deadline also bounds a kubectl that hangs; the retry gives up
+	// first, with the last reason, when kubectl answers.
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout+readyPoll)
+	defer cancel()
+	_, err := backoff.Retry(ctx, func() (struct{}, error) {
 		n, err := s.node(ctx, name)
 		switch {
 		case err != nil:
-			last = err.Error()
+			return struct{}{}, err
 		case n == nil:
-			last = "not registered"
+			return struct{}{}, errors.New("not registered")
 		case !n.Ready:
-			last = "registered, not Ready"
+			return struct{}{}, errors.New("registered, not Ready")
 		case version != "" && !sameVersion(n.KubeletVersion, version):
-			last = "Ready at " + n.KubeletVersion + ", waiting for " + version
-		default:
-			return nil
+			return struct{}{}, fmt.Errorf("Ready at %s, waiting for %s", n.KubeletVersion, version)
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("node %s did not get Ready in %s (%s); its journal:\n%s", name, readyTimeout, last, s.journal(h))
-		case <-time.After(readyPoll):
-		}
+		return struct{}{}, nil
+	}, backoff.WithBackOff(backoff.NewConstantBackOff(readyPoll)), backoff.WithMaxElapsedTime(readyTimeout))
+	if err != nil {
+		return fmt.Errorf("node %s did not get Ready in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
 	}
+	return nil
 }
 
 // sameVersion compares an engine version as the kubelet reports it

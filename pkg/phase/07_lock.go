@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -92,38 +93,41 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
 	create := host.Script(`set -C; mkdir -p /run/lock && printf %s "$1" > "$2"`, id, LockPath)
-	deadline := time.Now().Add(p.Wait)
-	for {
+	try := func() (struct{}, error) {
 		if _, err := h.Conn.Sudo(ctx, create); err == nil {
-			return nil
+			return struct{}{}, nil
 		}
 		holder, age, err := readLock(ctx, h)
 		switch {
 		case err != nil:
-			return fmt.Errorf("lock %s: %w", LockPath, err)
+			return struct{}{}, backoff.Permanent(fmt.Errorf("lock %s: %w", LockPath, err))
 		case holder == id:
-			return nil
+			return struct{}{}, nil
 		case holder == "" && age < 0:
-			continue // removed between our create and read: try again
+			return struct{}{}, retryNow // removed between our create and read
 		case age >= lockStaleAfter:
 			p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
 			if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
-				return fmt.Errorf("removing stale lock: %w", err)
+				return struct{}{}, backoff.Permanent(fmt.Errorf("removing stale lock: %w", err))
 			}
-			continue
+			return struct{}{}, retryNow
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
-				holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
-		}
-		p.state.Logger().Info("waiting for lock", "host", h.String(), "holder", holder)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(lockRetryEvery):
-		}
+		return struct{}{}, fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
+			holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
 	}
+	_, err := backoff.Retry(ctx, try,
+		backoff.WithBackOff(backoff.NewConstantBackOff(lockRetryEvery)),
+		backoff.WithMaxElapsedTime(p.Wait),
+		backoff.WithNotify(func(err error, _ time.Duration) {
+			if err != retryNow { //nolint:errorlint // the sentinel itself, never wrapped
+				p.state.Logger().Info("waiting for lock", "host", h.String(), "reason", err.Error())
+			}
+		}))
+	return err
 }
+
+// retryNow asks for another attempt at once: the lock changed under us.
+var retryNow = &backoff.RetryAfterError{Duration: 0}
 
 // readLock returns the holder's id and the lock's age; age < 0 when the
 // lock is absent.
