@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/colonel-byte/cargoship/pkg/action"
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 func init() { extraCommands = append(extraCommands, newKubeConfigCommand) }
@@ -63,43 +62,14 @@ func runKubeConfig(cmd *cobra.Command, app *App, o kubeConfigOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	cluster, findings, err := v1alpha1.LoadClusterFile(o.config)
-	if err != nil {
-		return err
-	}
-	for _, f := range findings.Warnings() {
-		app.Log.Warn(f.String())
-	}
-	eng, err := engine.For(o.distro)
-	if err != nil {
-		return err
-	}
 	ctx := cmd.Context()
 	if t := app.Settings.Timeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
 	}
-	data, err := phase.ClusterKubeconfig(ctx, cluster, eng, host.ConnectOptions{Log: app.Log, LookupEnv: app.LookupEnv})
-	if err != nil {
-		return err
-	}
-	if o.output == "-" {
-		_, err := app.Out.Write(data)
-		return err
-	}
-	out := o.output
-	if out == "" {
-		out = "kubeconfig-" + cluster.Metadata.Name + ".yaml"
-	}
-	changed, err := phase.WriteLocalFile(out, data, 0o600)
-	if err != nil {
-		return err
-	}
-	if changed {
-		app.Log.Info("wrote the admin kubeconfig", "path", out)
-	} else {
-		app.Log.Info("the admin kubeconfig is already current", "path", out)
-	}
-	return nil
+	return action.KubeConfig(ctx, action.KubeConfigOptions{
+		ClusterPath: o.config, Engine: o.distro, Output: o.output, Stdout: app.Out,
+		Connect: host.ConnectOptions{Log: app.Log, LookupEnv: app.LookupEnv}, Log: app.Log,
+	})
 }
