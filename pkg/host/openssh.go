@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 )
 
 // openSSHTransport runs commands through the system ssh binary, so the
@@ -50,34 +51,34 @@ func dialOpenSSH(ctx context.Context, name string, s *v1alpha1.OpenSSH, o Connec
 	} else {
 		t.args = append(t.args, "-o", "ControlPath=none")
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	delay := 250 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+	err = retry.Do(ctx, connectPolicy(name, o), func(ctx context.Context) error {
 		var stderr bytes.Buffer
 		err := t.run(ctx, "true", nil, io.Discard, &stderr)
 		if err == nil {
-			return t, nil
+			return nil
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
 		err = fmt.Errorf("host %s: ssh %s: %s", name, s.Address, msg)
-		if permanentSSHFailure(msg) || ctx.Err() != nil {
-			_ = t.close()
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("gave up connecting after %s (%d attempts): %w", o.Timeout, attempt, err)
-			}
-			return nil, err
+		if permanentSSHFailure(msg) {
+			return retry.Permanent(err)
 		}
-		o.Log.Debug("connect failed, retrying", "host", name, "attempt", attempt, "in", delay, "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, 5*time.Second)
+		return err
+	})
+	if err == nil {
+		return t, nil
 	}
+	_ = t.close()
+	var ex *retry.ExhaustedError
+	switch {
+	case errors.As(err, &ex):
+		return nil, fmt.Errorf("gave up connecting after %s (%d attempts): %w", o.Timeout, ex.Attempts, ex.Err)
+	case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
+		return nil, fmt.Errorf("host %s: connecting: %w", name, ctx.Err())
+	}
+	return nil, err
 }
 
 // permanentSSHFailure recognises ssh's messages for what waiting will not fix.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -57,45 +58,37 @@ const maxSessions = 8
 // answers close it, so a dead host fails commands instead of hanging them.
 const keepAlive = 15 * time.Second
 
-// dialSSH connects to the host through its bastions. It retries what looks
-// like a host still booting until o.Timeout, and gives up at once on what
-// waiting will not fix: a refused login or a wrong host key.
-func dialSSH(parent context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
-	ctx, cancel := context.WithTimeout(parent, o.Timeout)
-	defer cancel()
-	keys := &keyring{lookupEnv: o.LookupEnv}
-	defer keys.close()
-	delay := 250 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		t, err := dialChain(ctx, name, hops(s), keys, o.KnownHostsPath)
-		if err == nil {
-			go t.keepAlive()
-			return t, nil
-		}
-		var perm *permanentError
-		if errors.As(err, &perm) {
-			return nil, perm.err
-		}
-		if parent.Err() != nil {
-			return nil, fmt.Errorf("host %s: connecting: %w", name, parent.Err())
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, attempt, err)
-		}
-		o.Log.Debug("connect failed, retrying", "host", name, "attempt", attempt, "in", delay, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, attempt, err)
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, 5*time.Second)
+// connectPolicy is how Connect retries a host that is not up yet: after
+// 250ms, doubling to 5s, until o.Timeout, with a debug line per retry.
+func connectPolicy(name string, o ConnectOptions) retry.Policy {
+	return retry.Policy{
+		Wait: 250 * time.Millisecond, MaxWait: 5 * time.Second, Timeout: o.Timeout,
+		Log: o.Log, Message: "connect failed, retrying", Attrs: []any{"host", name},
 	}
 }
 
-// permanentError is a connect failure that retrying will not fix.
-type permanentError struct{ err error }
-
-func (p *permanentError) Error() string { return p.err.Error() }
+// dialSSH connects to the host through its bastions. It retries what looks
+// like a host still booting until o.Timeout, and gives up at once on what
+// waiting will not fix (a retry.Permanent error): a refused login or a
+// wrong host key.
+func dialSSH(parent context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
+	keys := &keyring{lookupEnv: o.LookupEnv}
+	defer keys.close()
+	t, err := retry.Value(parent, connectPolicy(name, o), func(ctx context.Context) (*sshTransport, error) {
+		return dialChain(ctx, name, hops(s), keys, o.KnownHostsPath)
+	})
+	var ex *retry.ExhaustedError
+	switch {
+	case errors.As(err, &ex):
+		return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, ex.Attempts, ex.Err)
+	case err != nil && parent.Err() != nil && errors.Is(err, context.Cause(parent)):
+		return nil, fmt.Errorf("host %s: connecting: %w", name, parent.Err())
+	case err != nil:
+		return nil, err
+	}
+	go t.keepAlive()
+	return t, nil
+}
 
 // dialChain opens every hop in turn, each through the previous one.
 func dialChain(ctx context.Context, name string, chain []sshHop, keys *keyring, knownHosts string) (*sshTransport, error) {
@@ -122,7 +115,7 @@ func dialChain(ctx context.Context, name string, chain []sshHop, keys *keyring, 
 		var refused *ssh.OpenChannelError
 		if errors.As(err, &refused) && refused.Reason == ssh.Prohibited {
 			// the bastion's policy forbids it: waiting will not help
-			return fail(&permanentError{fmt.Errorf("host %s: the bastion will not connect to %s: %w", hopName, hop.addr, err)})
+			return fail(retry.Permanent(fmt.Errorf("host %s: the bastion will not connect to %s: %w", hopName, hop.addr, err)))
 		}
 		if err != nil {
 			return fail(fmt.Errorf("host %s: dialling %s: %w", hopName, hop.addr, err))
@@ -142,12 +135,12 @@ func handshake(ctx context.Context, name string, conn net.Conn, hop sshHop, keys
 	checkKey, algos, err := hostKeyCheck(name, hop.addr, hop.hostKey, knownHosts)
 	if err != nil {
 		_ = conn.Close()
-		return nil, &permanentError{err}
+		return nil, retry.Permanent(err)
 	}
 	auth, tried, err := keys.authFor(name, hop)
 	if err != nil {
 		_ = conn.Close()
-		return nil, &permanentError{err}
+		return nil, retry.Permanent(err)
 	}
 	cfg := &ssh.ClientConfig{
 		User:              hop.user,
@@ -173,15 +166,15 @@ func handshake(ctx context.Context, name string, conn net.Conn, hop sshHop, keys
 	var hk *HostKeyError
 	switch {
 	case errors.As(err, &hk):
-		return nil, &permanentError{hk}
+		return nil, retry.Permanent(hk)
 	case strings.Contains(err.Error(), "unable to authenticate"):
-		return nil, &permanentError{fmt.Errorf("host %s: %s@%s refused the login with %s: %w", name, hop.user, hop.addr, tried, err)}
+		return nil, retry.Permanent(fmt.Errorf("host %s: %s@%s refused the login with %s: %w", name, hop.user, hop.addr, tried, err))
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, ctx.Err())
 	case transient(err):
 		return nil, fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, err)
 	}
-	return nil, &permanentError{fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, err)}
+	return nil, retry.Permanent(fmt.Errorf("host %s: ssh handshake with %s: %w", name, hop.addr, err))
 }
 
 // transient reports a handshake failure that a host still starting (or an
