@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -25,24 +25,20 @@ const (
 // tail of the host's engine journal: the real reason is there.
 func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
 	name := h.NodeName()
-	// The deadline also bounds a kubectl that hangs; the retry gives up
-	// first, with the last reason, when kubectl answers.
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout+readyPoll)
-	defer cancel()
-	_, err := backoff.Retry(ctx, func() (struct{}, error) {
+	err := retry.Do(ctx, retry.Policy{Wait: readyPoll, Timeout: readyTimeout}, func(ctx context.Context) error {
 		n, err := s.node(ctx, name)
 		switch {
 		case err != nil:
-			return struct{}{}, err
+			return err
 		case n == nil:
-			return struct{}{}, errors.New("not registered")
+			return errors.New("not registered")
 		case !n.Ready:
-			return struct{}{}, errors.New("registered, not Ready")
+			return errors.New("registered, not Ready")
 		case version != "" && !sameVersion(n.KubeletVersion, version):
-			return struct{}{}, fmt.Errorf("Ready at %s, waiting for %s", n.KubeletVersion, version)
+			return fmt.Errorf("Ready at %s, waiting for %s", n.KubeletVersion, version)
 		}
-		return struct{}{}, nil
-	}, backoff.WithBackOff(backoff.NewConstantBackOff(readyPoll)), backoff.WithMaxElapsedTime(readyTimeout))
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("node %s did not get Ready in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
 	}

@@ -3,14 +3,15 @@ package phase
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -92,42 +93,39 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 // O_EXCL), waiting out a live holder and removing a stale lock.
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
-	create := host.Script(`set -C; mkdir -p /run/lock && printf %s "$1" > "$2"`, id, LockPath)
-	try := func() (struct{}, error) {
-		if _, err := h.Conn.Sudo(ctx, create); err == nil {
-			return struct{}{}, nil
-		}
-		holder, age, err := readLock(ctx, h)
-		switch {
-		case err != nil:
-			return struct{}{}, backoff.Permanent(fmt.Errorf("lock %s: %w", LockPath, err))
-		case holder == id:
-			return struct{}{}, nil
-		case holder == "" && age < 0:
-			return struct{}{}, retryNow // removed between our create and read
-		case age >= lockStaleAfter:
-			p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
-			if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
-				return struct{}{}, backoff.Permanent(fmt.Errorf("removing stale lock: %w", err))
+	create := host.Script(`set -C; mkdir -p "$(dirname "$2")" && printf %s "$1" > "$2"`, id, LockPath)
+	take := func(ctx context.Context) error {
+		// The lock can change under us (removed, or stale and taken
+		// over): try again at once, a few times, before waiting.
+		for range 3 {
+			if _, err := h.Conn.Sudo(ctx, create); err == nil {
+				return nil
 			}
-			return struct{}{}, retryNow
+			holder, age, err := readLock(ctx, h)
+			switch {
+			case err != nil:
+				return retry.Permanent(fmt.Errorf("lock %s: %w", LockPath, err))
+			case holder == id:
+				return nil
+			case holder == "" && age < 0:
+				continue // removed between our create and read
+			case age >= lockStaleAfter:
+				p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
+				if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
+					return retry.Permanent(fmt.Errorf("removing stale lock: %w", err))
+				}
+				continue
+			}
+			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
+				holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
 		}
-		return struct{}{}, fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
-			holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
+		return fmt.Errorf("%s changed under every attempt to take it", LockPath)
 	}
-	_, err := backoff.Retry(ctx, try,
-		backoff.WithBackOff(backoff.NewConstantBackOff(lockRetryEvery)),
-		backoff.WithMaxElapsedTime(p.Wait),
-		backoff.WithNotify(func(err error, _ time.Duration) {
-			if err != retryNow { //nolint:errorlint // the sentinel itself, never wrapped
-				p.state.Logger().Info("waiting for lock", "host", h.String(), "reason", err.Error())
-			}
-		}))
-	return err
+	return retry.Do(ctx, retry.Policy{
+		Wait: lockRetryEvery, Timeout: p.Wait,
+		Log: p.state.Logger(), Level: slog.LevelInfo, Message: "waiting for lock", Attrs: []any{"host", h.String()},
+	}, take)
 }
-
-// retryNow asks for another attempt at once: the lock changed under us.
-var retryNow = &backoff.RetryAfterError{Duration: 0}
 
 // readLock returns the holder's id and the lock's age; age < 0 when the
 // lock is absent.
