@@ -10,12 +10,12 @@ import (
 )
 
 // containerdFiles are the upstream engine's containerd settings
-// (engines.md 8): a config.toml for containerd 2.x (config version 3)
-// that keeps the CRI plugin on (the containerd.io package's default config
-// disables it), uses the systemd cgroup driver kubeadm defaults to, reads
-// registry hosts from certs.d, and pins the sandbox image the package
-// carries so an air-gapped node never pulls one; and one hosts.toml per
-// registry from the same registries body k3s and rke2 read.
+// (docs/reference/engines.md 8): a config.toml for containerd 2.x (config
+// version 3) that keeps the CRI plugin on (the containerd.io package's
+// default config disables it), uses the systemd cgroup driver kubeadm
+// defaults to, reads registry hosts from certs.d, and pins the sandbox image
+// the package carries so an air-gapped node never pulls one; and one
+// hosts.toml per registry from the same registries body k3s and rke2 read.
 func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
 	var b strings.Builder
 	b.WriteString("# Written by cargoship for containerd 2.x.\nversion = 3\n")

@@ -8,7 +8,8 @@
 // keeps the engine rules testable without a machine (testdata/ holds the
 // golden renders; go test -update rewrites them).
 //
-// Decisions, with the reason for each (engines.md is the fact sheet):
+// Decisions, with the reason for each (the fact sheet is
+// docs/reference/engines.md):
 //
 //   - The join URL uses the engine's own port: 6443 for k3s (supervisor
 //     and API share it), 9345 for rke2, 6443 for kubeadm. Every node but

@@ -51,7 +51,8 @@ type Engine interface {
 	// mounted; it succeeds when the engine is not installed.
 	KillallCommand() string
 	// CleanupPaths are the directories a reset removes: the engine-owned
-	// subdirectories, never their shared parents (seeds/000).
+	// subdirectories, never their shared parents
+	// (docs/reference/behaviour.md, "Removing a host").
 	CleanupPaths() []string
 	// ServerTokenPath is the founder's token file to read after it
 	// started, or "" when the engine has none (kubeadm).

@@ -47,8 +47,9 @@ func TestPaths(t *testing.T) {
 	assert.Empty(t, p.ManifestsDir, "kubeadm has no auto-deploy directory")
 }
 
-// seeds/000: a reset removes the engine's own subdirectories and leaves
-// their shared parents and the node password.
+// A reset removes the engine's own subdirectories and leaves their shared
+// parents and the node password (docs/reference/behaviour.md, "Removing a
+// host").
 func TestCleanupPathsLeaveSharedParents(t *testing.T) {
 	for _, name := range []string{v1alpha1.EngineK3s, v1alpha1.EngineRKE2} {
 		e, _ := For(name)

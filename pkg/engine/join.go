@@ -11,8 +11,9 @@ import (
 // balancer, except while a cold HA bootstrap brings the first controller
 // up. A VIP announced from inside the cluster (kube-vip) does not answer
 // until the cluster exists, so until then everyone joins through the
-// founder's private address (seeds/004). A cluster without a load
-// balancer always joins through the founder.
+// founder's private address (docs/reference/behaviour.md, "Joining through
+// the founder, then the load balancer"). A cluster without a load balancer
+// always joins through the founder.
 func JoinAddress(c *v1alpha1.Cluster, founder *v1alpha1.Host, vipReachable bool) string {
 	if lb := c.Spec.Config.Loadbalancer; lb != "" && vipReachable {
 		return lb

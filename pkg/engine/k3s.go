@@ -4,8 +4,9 @@ import (
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
-// newK3s is k3s (engines.md 1.1): one multicall binary in /usr/local/bin,
-// services k3s and k3s-agent, supervisor and API sharing 6443.
+// newK3s is k3s (docs/reference/engines.md 1.1): one multicall binary
+// in /usr/local/bin, services k3s and k3s-agent, supervisor and API
+// sharing 6443.
 func newK3s() *rancher {
 	return &rancher{
 		name:              v1alpha1.EngineK3s,
@@ -24,7 +25,8 @@ func newK3s() *rancher {
 	}
 }
 
-// k3sPorts is the k3s inbound rules table (engines.md 6, KD-REQ).
+// k3sPorts is the k3s inbound rules table
+// (docs/reference/engines.md 6, KD-REQ).
 func k3sPorts(controller bool, cfg map[string]any) ([]v1alpha1.Port, error) {
 	ports := []v1alpha1.Port{tcp("10250")}
 	if controller {

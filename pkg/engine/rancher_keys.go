@@ -2,13 +2,13 @@ package engine
 
 import "strings"
 
-// serverOnlyKeys are config keys an agent must not get: flags only the
-// server command defines (an agent warns "Unknown flag ... skipping" and
-// the value does nothing), and rke2's control-plane flags, which the agent
-// command accepts but only a server uses. Read from the server and agent
-// flag tables of k3s (pkg/cli/cmds/server.go) and rke2
-// (pkg/cli/cmds/{server,agent,root}.go) and engines.md 3.2. The earlier
-// tool removed four of these and kept the rest in worker configs.
+// serverOnlyKeys are config keys an agent must not get: flags only the server
+// command defines (an agent warns "Unknown flag ... skipping" and the value
+// does nothing), and rke2's control-plane flags, which the agent command
+// accepts but only a server uses. Read from the server and agent flag tables
+// of k3s (pkg/cli/cmds/server.go) and rke2
+// (pkg/cli/cmds/{server,agent,root}.go) and docs/reference/engines.md 3.2.
+// The earlier tool removed four of these and kept the rest in worker configs.
 var serverOnlyKeys = keySet(
 	// cluster membership and tokens
 	"agent-token", "agent-token-file", "cluster-init",

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Render implements Engine for k3s and rke2 (seeds/003 phase 19): the
+// Render implements Engine for k3s and rke2 (docs/apply.md, phase 19): the
 // config file, the token files, registries.yaml, the kubelet
 // configuration, and on controllers the audit policy, the admission
 // configuration and the chart values.

@@ -8,11 +8,11 @@ import (
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
-// registries is the registries.yaml body k3s and rke2 read (engines.md
-// 3.3): the distro's engine.registries, with the cluster's registries laid
-// over it (the inventory knows the site; the package only its defaults).
-// It is nil when neither names a registry. secret reports whether it holds
-// credentials.
+// registries is the registries.yaml body k3s and rke2 read
+// (docs/reference/engines.md 3.3): the distro's engine.registries, with the
+// cluster's registries laid over it (the inventory knows the site; the
+// package only its defaults). It is nil when neither names a registry. secret
+// reports whether it holds credentials.
 func registries(c *v1alpha1.Cluster, d *v1alpha1.Distro, passwords map[string]string) (body map[string]any, secret bool, err error) {
 	site := map[string]any{}
 	mirrors := map[string]any{}

@@ -73,8 +73,9 @@ func TestK3sExplicitClusterInitIsKept(t *testing.T) {
 	assert.Equal(t, false, cfg["cluster-init"])
 }
 
-// Keys engines.md 3.2 and the engines' flag tables mark server-only, and
-// keys an agent takes. Listed here independently of the code's own list.
+// Keys docs/reference/engines.md 3.2 and the engines' flag tables mark
+// server-only, and keys an agent takes. Listed here independently of the
+// code's own list.
 var (
 	agentRejects = []string{
 		"cluster-init", "cluster-cidr", "service-cidr", "cluster-dns",

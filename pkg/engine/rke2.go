@@ -6,9 +6,9 @@ import (
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
-// newRKE2 is rke2 (engines.md 1.2): binaries from the tarball under
-// /usr/local (or /opt/rke2 where /usr/local is read-only) or from RPMs in
-// /usr/bin; services rke2-server and rke2-agent; the supervisor on 9345.
+// newRKE2 is rke2 (docs/reference/engines.md 1.2): binaries from the tarball
+// under /usr/local (or /opt/rke2 where /usr/local is read-only) or from RPMs
+// in /usr/bin; services rke2-server and rke2-agent; the supervisor on 9345.
 func newRKE2() *rancher {
 	return &rancher{
 		name:              v1alpha1.EngineRKE2,
@@ -21,7 +21,8 @@ func newRKE2() *rancher {
 		clusterInit:       false,
 		apiserverFileKeys: true,
 		// What rke2-uninstall.sh removes besides the engine's own
-		// directories, less /etc/rancher/node (seeds/000).
+		// directories, less /etc/rancher/node
+		// (docs/reference/behaviour.md, "Removing a host").
 		cleanup: []string{
 			"/etc/cni", "/opt/cni/bin", "/run/k3s", "/run/flannel", "/var/lib/cni",
 			"/var/lib/kubelet", "/var/log/calico", "/var/log/containers", "/var/log/pods",
@@ -30,8 +31,9 @@ func newRKE2() *rancher {
 	}
 }
 
-// rke2CNIPorts are each CNI's ports (engines.md 6, RD-REQ). Cilium's ICMP
-// health checks are not ports; the firewall trusts peer nodes anyway.
+// rke2CNIPorts are each CNI's ports (docs/reference/engines.md 6, RD-REQ).
+// Cilium's ICMP health checks are not ports; the firewall trusts peer nodes
+// anyway.
 var rke2CNIPorts = map[string][]v1alpha1.Port{
 	"canal":   {udp("8472"), tcp("9099"), udp("51820"), udp("51821")},
 	"cilium":  {tcp("4240"), udp("8472"), udp("51871")},
@@ -40,7 +42,8 @@ var rke2CNIPorts = map[string][]v1alpha1.Port{
 	"none":    nil,
 }
 
-// rke2Ports is the rke2 inbound rules table (engines.md 6, RD-REQ).
+// rke2Ports is the rke2 inbound rules table
+// (docs/reference/engines.md 6, RD-REQ).
 func rke2Ports(controller bool, cfg map[string]any) ([]v1alpha1.Port, error) {
 	ports := []v1alpha1.Port{tcp("10250"), tcp("30000-32767")}
 	if controller {

@@ -8,8 +8,8 @@ import (
 )
 
 // upstream is kubeadm with containerd from distribution packages
-// (engines.md 8): kubeadm, kubelet and kubectl in /usr/bin, the kubelet
-// and containerd as services, the control plane as static pods.
+// (docs/reference/engines.md 8): kubeadm, kubelet and kubectl in /usr/bin,
+// the kubelet and containerd as services, the control plane as static pods.
 type upstream struct{}
 
 func newUpstream() *upstream { return &upstream{} }
@@ -65,8 +65,8 @@ func (u *upstream) APIPort() int { return apiPort }
 // the cluster through the API server.
 func (u *upstream) JoinPort() int { return apiPort }
 
-// Ports implements Engine (engines.md 6, KW-PORTS); CNI ports are the
-// CNI's own and not known here.
+// Ports implements Engine (docs/reference/engines.md 6, KW-PORTS); CNI ports
+// are the CNI's own and not known here.
 func (u *upstream) Ports(controller bool, _ map[string]any) ([]v1alpha1.Port, error) {
 	if controller {
 		return sortPorts([]v1alpha1.Port{
@@ -147,7 +147,7 @@ func (u *upstream) JoinTokenCommand() string {
 func (u *upstream) ImportsImagesDirByItself() bool { return false }
 
 // ImportImagesCommand implements Engine: into the k8s.io namespace the
-// CRI plugin uses (engines.md 8).
+// CRI plugin uses (docs/reference/engines.md 8).
 func (u *upstream) ImportImagesCommand(archive string) string {
 	return shell.Join(ctrBin, "--namespace", "k8s.io", "images", "import", archive)
 }

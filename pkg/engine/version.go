@@ -35,8 +35,8 @@ var (
 	rke2RevRE = regexp.MustCompile(`^rke2r(\d+)$`)
 )
 
-// ParseVersion reads a version from what the engines print (engines.md 2)
-// or from a distro's spec.version:
+// ParseVersion reads a version from what the engines print
+// (docs/reference/engines.md 2) or from a distro's spec.version:
 //
 //	k3s version v1.32.3+k3s1 (079ffa8d)          (k3s --version)
 //	rke2 version v1.34.3+rke2r3 (7598946e…)      (rke2 --version)

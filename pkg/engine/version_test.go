@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Outputs exactly as engines.md section 2 quotes them.
+// Outputs exactly as docs/reference/engines.md 2 quotes them.
 func TestParseVersionRealOutputs(t *testing.T) {
 	cases := []struct {
 		name, output string

@@ -33,12 +33,12 @@ type File struct {
 	Role   string
 }
 
-// Layout is where a test package puts the test engine and its companions
-// on a host, the places the real install uses: k3s as install.sh lays it
-// out (engines.md 1.1), rke2 as its tarball unpacks under /usr/local
-// (engines.md 1.2). The real kubectl goes to /usr/bin/kubectl for k3s
-// ("k3s kubectl" runs the first kubectl on PATH that is not k3s itself)
-// and to /var/lib/rancher/rke2/bin/kubectl for rke2.
+// Layout is where a test package puts the test engine and its companions on a
+// host, the places the real install uses: k3s as install.sh lays it out
+// (docs/reference/engines.md 1.1), rke2 as its tarball unpacks under
+// /usr/local (docs/reference/engines.md 1.2). The real kubectl goes to
+// /usr/bin/kubectl for k3s ("k3s kubectl" runs the first kubectl on PATH that
+// is not k3s itself) and to /var/lib/rancher/rke2/bin/kubectl for rke2.
 func Layout(engine string) ([]File, error) {
 	switch engine {
 	case "k3s":

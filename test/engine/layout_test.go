@@ -50,7 +50,8 @@ func TestUnitsStartTheBinaryWhereLayoutPutsIt(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// RKE2Tarball has the release tarball's layout (engines.md 1.2).
+// RKE2Tarball has the release tarball's layout
+// (docs/reference/engines.md 1.2).
 func TestRKE2TarballHasTheReleaseLayout(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "rke2")
 	require.NoError(t, os.WriteFile(bin, []byte("binary"), 0o755))

@@ -11,7 +11,8 @@ import (
 // RKE2Tarball writes rke2.linux-<arch>.tar.gz around a test engine binary
 // built for rke2: bin/rke2, the killall and uninstall scripts, and the
 // units and env files under lib/systemd/system, the layout of the real
-// release tarball (engines.md 1.2), to unpack under /usr/local.
+// release tarball (docs/reference/engines.md 1.2), to unpack under
+// /usr/local.
 func RKE2Tarball(w io.Writer, binary string) error {
 	gz := gzip.NewWriter(w)
 	tw := tar.NewWriter(gz)

@@ -17,9 +17,9 @@ func standInCommit(version string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// The --version output is engines.md 2's format to the byte: the program
-// name, version and commit (8 characters for k3s, 40 for rke2), then the
-// Go line; rke2 is built with boringcrypto as its releases are.
+// The --version output is docs/reference/engines.md 2's format to the byte:
+// the program name, version and commit (8 characters for k3s, 40 for rke2),
+// then the Go line; rke2 is built with boringcrypto as its releases are.
 func TestVersionOutputIsTheEnginesFormat(t *testing.T) {
 	k3s := engineBinary(t, "k3s", k3sOld)
 	out, err := exec.Command(k3s, "--version").Output()

@@ -14,8 +14,9 @@ type resource struct {
 
 var allVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 
-// resources are what engines.md 9 says kubectl needs (nodes, pods and their
-// eviction, daemonsets for drain) plus the objects those refer to.
+// resources are what docs/reference/engines.md 9 says kubectl needs (nodes,
+// pods and their eviction, daemonsets for drain) plus the objects those refer
+// to.
 var resources = []resource{
 	{name: "namespaces", singular: "namespace", kind: "Namespace", shortNames: []string{"ns"}},
 	{name: "nodes", singular: "node", kind: "Node", shortNames: []string{"no"}, subresources: []string{"status"}},
@@ -70,7 +71,7 @@ type apiResource struct {
 
 // resourceList is /api/v1 or /apis/<group>/v1. pods/eviction names group
 // policy, version v1, kind Eviction: without that kubectl drain deletes
-// pods instead of evicting them (engines.md 9).
+// pods instead of evicting them (docs/reference/engines.md 9).
 func resourceList(group string) map[string]any {
 	gv := "v1"
 	if group != "" {

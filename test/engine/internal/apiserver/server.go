@@ -1,8 +1,9 @@
 // Package apiserver is the Kubernetes API subset the test engine serves on
-// 6443 (engines.md 9): discovery, nodes, pods and their eviction, the
-// workloads drain looks up, and watches, with client-certificate
-// authentication against the cluster's client CA. It is what lets the real
-// kubectl get, label, cordon, drain and delete nodes of a test cluster.
+// 6443 (docs/reference/engines.md 9): discovery, nodes, pods and their
+// eviction, the workloads drain looks up, and watches, with
+// client-certificate authentication against the cluster's client CA. It is
+// what lets the real kubectl get, label, cordon, drain and delete nodes of a
+// test cluster.
 package apiserver
 
 import (

@@ -17,13 +17,14 @@ import (
 )
 
 // configArgs turns config.yaml and its drop-ins into flags, the way the
-// engines' shared parser does (engines.md 3.1, K-CFG): the file comes from
-// --config/-c, else $K3S_CONFIG_FILE, else /etc/rancher/<engine>/config.yaml;
-// <file>.d/*.yaml and *.yml follow in name order; the last value of a key
-// wins and "key+" appends; each key becomes --key=value (one per list
-// item). Keys the command does not define are skipped with the engine's own
-// warning. A key also given on the command line is dropped, so real flags
-// win and a repeated CLI flag replaces the whole list.
+// engines' shared parser does (docs/reference/engines.md 3.1, K-CFG): the
+// file comes from --config/-c, else $K3S_CONFIG_FILE, else
+// /etc/rancher/<engine>/config.yaml; <file>.d/*.yaml and *.yml follow in name
+// order; the last value of a key wins and "key+" appends; each key becomes
+// --key=value (one per list item). Keys the command does not define are
+// skipped with the engine's own warning. A key also given on the command line
+// is dropped, so real flags win and a repeated CLI flag replaces the whole
+// list.
 func configArgs(fl flavor.Flavor, table map[string]flag, cliArgs []string) ([]string, error) {
 	file, explicit := configFile(fl, cliArgs)
 	files, err := configFiles(file, explicit)

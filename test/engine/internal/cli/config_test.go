@@ -30,9 +30,9 @@ func parse(t *testing.T, fl flavor.Flavor, cmd string, args ...string) Values {
 	return v
 }
 
-// engines.md 3.1: the main file, then config.yaml.d/*.yaml and *.yml in
-// name order; the last value wins, key+ appends, lists become repeated
-// flags, booleans true/false.
+// docs/reference/engines.md 3.1: the main file, then config.yaml.d/*.yaml and
+// *.yml in name order; the last value wins, key+ appends, lists become
+// repeated flags, booleans true/false.
 func TestConfigFileAndDropInsMergeAsTheEnginesDo(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv(hostfs.RootEnv, root)

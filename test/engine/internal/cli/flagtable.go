@@ -50,7 +50,7 @@ func spec(rows ...string) []flag {
 }
 
 // Flags both commands of both engines take (k3s pkg/cli/cmds/agent.go and
-// the rke2 copy/drop table, engines.md 3.2).
+// the rke2 copy/drop table, docs/reference/engines.md 3.2).
 var commonFlags = spec(
 	"config,c=CONFIG_FILE*", "debug:b=DEBUG*", "data-dir,d=DATA_DIR*",
 	"token,t=TOKEN*", "token-file=TOKEN_FILE*", "server,s=URL*",

@@ -10,8 +10,8 @@ import (
 	"github.com/colonel-byte/cargoship/test/engine/internal/flavor"
 )
 
-// printVersion is --version exactly as engines.md 2 gives it: the program
-// name as invoked, the version and the commit, then the Go line
+// printVersion is --version exactly as docs/reference/engines.md 2 gives it:
+// the program name as invoked, the version and the commit, then the Go line
 // ("k3s version v1.35.3+k3s1 (abcdef12)" / "go version go1.x"). rke2 builds
 // set GOEXPERIMENT=boringcrypto, which runtime.Version reports.
 func printVersion(w io.Writer, argv0 string, fl flavor.Flavor) {

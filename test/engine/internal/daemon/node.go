@@ -27,7 +27,7 @@ type nodeSpec struct {
 }
 
 // labels are the kubelet's well-known labels, node-label, and for servers
-// the role labels k3s and rke2 set (engines.md 9).
+// the role labels k3s and rke2 set (docs/reference/engines.md 9).
 func (n nodeSpec) labelMap() (map[string]string, error) {
 	m := map[string]string{
 		"kubernetes.io/hostname": n.id.name, "kubernetes.io/os": "linux", "kubernetes.io/arch": runtime.GOARCH,

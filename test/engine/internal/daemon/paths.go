@@ -2,8 +2,8 @@ package daemon
 
 import "path"
 
-// dataDir names the files under <data-dir> the engine writes (engines.md 4
-// and 5).
+// dataDir names the files under <data-dir> the engine writes
+// (docs/reference/engines.md 4 and 5).
 type dataDir string
 
 func (d dataDir) join(p ...string) string { return path.Join(append([]string{string(d)}, p...)...) }

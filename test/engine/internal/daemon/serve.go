@@ -14,8 +14,8 @@ import (
 	"github.com/colonel-byte/cargoship/test/engine/internal/supervisor"
 )
 
-// serve opens the server's listeners. k3s multiplexes the supervisor onto
-// the API port (6443); rke2 gives it 9345 (engines.md 6). Client
+// serve opens the server's listeners. k3s multiplexes the supervisor onto the
+// API port (6443); rke2 gives it 9345 (docs/reference/engines.md 6). Client
 // certificates are requested and verified by the API itself, so a request
 // without one gets the apiserver's 401 rather than a TLS failure.
 func serve(c Config, port int, cert tls.Certificate, api *apiserver.Server, sup *supervisor.Server) ([]*http.Server, error) {

@@ -138,7 +138,7 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 // new pair for a new cluster, or, for a first start with server: set, the
 // ones fetched from that server along with its datastore. Once a
 // datastore exists, server: is ignored, as the engines ignore it once
-// etcd has data (engines.md 4).
+// etcd has data (docs/reference/engines.md 4).
 func clusterMembership(ctx context.Context, c Config, d dataDir, token string) (*clusterCAs, []store.Record, *passwords, error) {
 	existing := hostfs.Exists(d.state())
 	if c.ServerURL != "" && !existing {

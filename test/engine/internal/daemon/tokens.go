@@ -103,9 +103,10 @@ func serverPasswords(d dataDir, caPEM []byte, token, agentToken string, joined *
 	return p, writePasswd(d, p)
 }
 
-// writeTokens writes server/token (K10<ca-hash>::server:<password>, 0600)
-// and node-token as a link to it, and server/agent-token: its own file
-// when an agent token is set, otherwise a link to token (engines.md 4).
+// writeTokens writes server/token (K10<ca-hash>::server:<password>, 0600) and
+// node-token as a link to it, and server/agent-token: its own file when an
+// agent token is set, otherwise a link to token
+// (docs/reference/engines.md 4).
 func writeTokens(d dataDir, caPEM []byte, p passwords) error {
 	hash := pki.CAHash(caPEM)
 	server := pki.Token{CAHash: hash, Username: "server", Password: p.server}

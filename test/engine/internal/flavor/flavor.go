@@ -1,7 +1,7 @@
 // Package flavor says how k3s and rke2 differ where cargoship can see it:
-// names, paths, ports, units and environment variables (engines.md 1-6).
-// Everything else in the test engine is shared, as the two engines share
-// most of their code.
+// names, paths, ports, units and environment variables
+// (docs/reference/engines.md 1-6). Everything else in the test engine is
+// shared, as the two engines share most of their code.
 package flavor
 
 import (

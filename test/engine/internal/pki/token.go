@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// tokenPrefix starts the engines' secure token format (engines.md 4).
+// tokenPrefix starts the engines' secure token format
+// (docs/reference/engines.md 4).
 const tokenPrefix = "K10"
 
 // Token is a join token: K10<ca-hash>::<user>:<password>, or a bare

@@ -35,7 +35,7 @@ func TestParseToken(t *testing.T) {
 	assert.Equal(t, "K10"+hash+"::server:pw", Token{CAHash: hash, Username: "server", Password: "pw"}.String())
 }
 
-// The hash is SHA256 of the CA file's bytes (engines.md 4).
+// The hash is SHA256 of the CA file's bytes (docs/reference/engines.md 4).
 func TestCAHashIsSHA256OfTheFile(t *testing.T) {
 	ca, err := NewCA("k3s-server-ca")
 	require.NoError(t, err)

@@ -30,8 +30,8 @@ type Client struct {
 }
 
 // Connect fetches the cluster CA from /cacerts without verification and
-// checks it against the token's CA hash, then keeps it to verify every
-// later request, as k3s's clientaccess does (engines.md 4). A token
+// checks it against the token's CA hash, then keeps it to verify every later
+// request, as k3s's clientaccess does (docs/reference/engines.md 4). A token
 // without a hash only warns, as in the real engine.
 func (c *Client) Connect(ctx context.Context) (warning string, err error) {
 	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
