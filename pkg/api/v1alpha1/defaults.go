@@ -29,7 +29,8 @@ func (c *Cluster) SetDefaults() {
 	}
 }
 
-// defaultProfile restates the role, as the seeds' inventories do.
+// defaultProfile restates the role (docs/cluster.md, spec.hosts[].profile).
+// Every controller-type role maps to controller.
 func defaultProfile(role string) string {
 	if role == RoleWorker {
 		return RoleWorker

@@ -10,7 +10,8 @@ const (
 // Engines lists every supported spec.type.
 var Engines = []string{EngineK3s, EngineRKE2, EngineUpstream}
 
-// Install routes a file selector may name (seeds/003 phases 15-17).
+// Install routes a file selector may name (docs/apply.md, phases 15-17 and
+// "Install routes").
 const (
 	RouteRPM    = "rpm"
 	RouteAPT    = "apt"

@@ -162,7 +162,8 @@ func validateHosts(d *document, c *Cluster) {
 }
 
 // haWarnings flags inventories that work but are not the HA they look like
-// (seeds/004): etcd quorum and a load balancer that is one node.
+// (docs/validate.md, What is checked; docs/reference/engines.md 4): etcd
+// quorum and a load balancer that is one node.
 func haWarnings(d *document, c *Cluster, controllers int) {
 	if controllers > 1 && controllers%2 == 0 {
 		d.warnf("spec.hosts", "%d controllers: an even number tolerates no more failures than %d and risks a split vote; use an odd number", controllers, controllers-1)
