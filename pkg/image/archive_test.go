@@ -72,7 +72,7 @@ func tarEntries(t testing.TB, archive []byte, compression string) (names []strin
 
 func TestWriteArchiveEveryArchAndCompressionMatchesRegistry(t *testing.T) {
 	fx := newFixture(t)
-	refs := []string{fx.reg.ref("demo/multi:1.0"), fx.reg.ref("demo/app-b:2.0"), fx.reg.ref("demo/app-a:1.0")}
+	refs := []string{fx.reg.Ref("demo/multi:1.0"), fx.reg.Ref("demo/app-b:2.0"), fx.reg.Ref("demo/app-a:1.0")}
 	p := newPuller(t)
 	for _, arch := range []string{"amd64", "arm64"} {
 		var want []ImageSummary
@@ -108,7 +108,7 @@ func TestWriteArchiveEveryArchAndCompressionMatchesRegistry(t *testing.T) {
 
 func TestWriteArchiveDockerArchiveLayout(t *testing.T) {
 	fx := newFixture(t)
-	a, b := fx.reg.ref("demo/app-a:1.0"), fx.reg.ref("demo/app-b:2.0")
+	a, b := fx.reg.Ref("demo/app-a:1.0"), fx.reg.Ref("demo/app-b:2.0")
 	archive, _ := writeTo(t, newPuller(t), []string{b, a}, "amd64", "none")
 	names, content := tarEntries(t, archive, "none")
 
@@ -144,11 +144,11 @@ func TestWriteArchiveDockerArchiveLayout(t *testing.T) {
 
 func TestWriteArchiveSecondRunPullsNoBlob(t *testing.T) {
 	fx := newFixture(t)
-	refs := []string{fx.reg.ref("demo/app-a:1.0"), fx.reg.ref("demo/app-b:2.0"), fx.reg.ref("demo/multi:1.0")}
+	refs := []string{fx.reg.Ref("demo/app-a:1.0"), fx.reg.Ref("demo/app-b:2.0"), fx.reg.Ref("demo/multi:1.0")}
 	cacheDir := t.TempDir()
 
 	first, _ := writeTo(t, &Puller{CacheDir: cacheDir}, refs, "arm64", "zstd")
-	gets := fx.reg.blobGetCounts()
+	gets := fx.reg.BlobGetCounts()
 	for digest, n := range gets {
 		assert.Equal(t, 1, n, "blob %s pulled once, even when shared", digest)
 	}
@@ -157,15 +157,15 @@ func TestWriteArchiveSecondRunPullsNoBlob(t *testing.T) {
 
 	// A new Puller, as a new create run would have, over the same cache.
 	second, _ := writeTo(t, &Puller{CacheDir: cacheDir}, refs, "arm64", "zstd")
-	assert.Equal(t, 10, fx.reg.totalBlobGets(), "the second run pulls no blob")
+	assert.Equal(t, 10, fx.reg.BlobGets(), "the second run pulls no blob")
 	assert.Equal(t, first, second, "the same images give the same bytes")
 }
 
 func TestWriteArchiveAliasesAndDuplicates(t *testing.T) {
 	fx := newFixture(t)
-	a := fx.reg.ref("demo/app-a:1.0")
-	alias := fx.reg.ref("demo/app-a:stable")
-	fx.reg.pushIndex(t, "demo/app-a:stable", fx.images[a])
+	a := fx.reg.Ref("demo/app-a:1.0")
+	alias := fx.reg.Ref("demo/app-a:stable")
+	pushIndex(t, fx.reg, "demo/app-a:stable", fx.images[a])
 
 	archive, sum := writeTo(t, newPuller(t), []string{a, alias, "  " + a + "  "}, "amd64", "gz")
 	require.Len(t, sum.Images, 2, "the duplicate reference is pulled once")
@@ -184,23 +184,23 @@ func TestWriteArchiveAliasesAndDuplicates(t *testing.T) {
 
 func TestWriteArchiveMissingTagNamesRef(t *testing.T) {
 	fx := newFixture(t)
-	missing := fx.reg.ref("demo/app-a:9.9")
+	missing := fx.reg.Ref("demo/app-a:9.9")
 	var out bytes.Buffer
-	_, err := newPuller(t).WriteArchive(t.Context(), &out, []string{fx.reg.ref("demo/app-a:1.0"), missing}, "amd64", "none")
+	_, err := newPuller(t).WriteArchive(t.Context(), &out, []string{fx.reg.Ref("demo/app-a:1.0"), missing}, "amd64", "none")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), missing)
 	assert.Contains(t, err.Error(), "linux/amd64")
 	assert.Contains(t, err.Error(), "not found")
 	assert.Zero(t, out.Len(), "nothing is written before every image resolved")
 
-	_, err = newPuller(t).WriteArchive(t.Context(), &out, []string{fx.reg.ref("nosuch/repo:1")}, "amd64", "none")
+	_, err = newPuller(t).WriteArchive(t.Context(), &out, []string{fx.reg.Ref("nosuch/repo:1")}, "amd64", "none")
 	require.ErrorContains(t, err, "nosuch/repo:1")
 }
 
 func TestWriteArchiveMissingPlatformNamesRefAndArch(t *testing.T) {
 	fx := newFixture(t)
-	amdOnly := fx.reg.ref("demo/amd-only:1.0")
-	fx.reg.pushIndex(t, "demo/amd-only:1.0", map[string]v1.Image{"amd64": fx.images[fx.reg.ref("demo/multi:1.0")]["amd64"]})
+	amdOnly := fx.reg.Ref("demo/amd-only:1.0")
+	pushIndex(t, fx.reg, "demo/amd-only:1.0", map[string]v1.Image{"amd64": fx.images[fx.reg.Ref("demo/multi:1.0")]["amd64"]})
 
 	_, err := newPuller(t).WriteArchive(t.Context(), io.Discard, []string{amdOnly}, "arm64", "none")
 	require.Error(t, err)
@@ -209,7 +209,7 @@ func TestWriteArchiveMissingPlatformNamesRefAndArch(t *testing.T) {
 	assert.Contains(t, err.Error(), "linux/amd64", "the error says what the index offers")
 	assert.NotContains(t, err.Error(), "unknown", "attestation entries are not offered platforms")
 
-	single := fx.reg.ref("demo/single:1.0")
+	single := fx.reg.Ref("demo/single:1.0")
 	_, err = newPuller(t).WriteArchive(t.Context(), io.Discard, []string{single}, "arm64", "none")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), single)
@@ -237,7 +237,7 @@ func TestWriteArchiveRefusesBadArguments(t *testing.T) {
 // into the archive, removed, and pulled again by the next run.
 func TestWriteArchiveDamagedCacheBlob(t *testing.T) {
 	fx := newFixture(t)
-	ref := fx.reg.ref("demo/app-a:1.0")
+	ref := fx.reg.Ref("demo/app-a:1.0")
 	cacheDir := t.TempDir()
 	_, sum := writeTo(t, &Puller{CacheDir: cacheDir}, []string{ref}, "amd64", "none")
 
@@ -253,15 +253,15 @@ func TestWriteArchiveDamagedCacheBlob(t *testing.T) {
 	_, statErr := os.Stat(blob)
 	assert.True(t, os.IsNotExist(statErr), "the damaged blob was removed")
 
-	before := fx.reg.totalBlobGets()
+	before := fx.reg.BlobGets()
 	_, again := writeTo(t, &Puller{CacheDir: cacheDir}, []string{ref}, "amd64", "none")
 	assert.Equal(t, sum.Images, again.Images)
-	assert.Equal(t, before+1, fx.reg.totalBlobGets(), "only the damaged blob is pulled again")
+	assert.Equal(t, before+1, fx.reg.BlobGets(), "only the damaged blob is pulled again")
 }
 
 func TestReadArchiveRefusesTamperedContent(t *testing.T) {
 	fx := newFixture(t)
-	archive, sum := writeTo(t, newPuller(t), []string{fx.reg.ref("demo/app-a:1.0")}, "amd64", "none")
+	archive, sum := writeTo(t, newPuller(t), []string{fx.reg.Ref("demo/app-a:1.0")}, "amd64", "none")
 	names, content := tarEntries(t, archive, "none")
 
 	layerFile := strings.TrimPrefix(sum.Images[0].Layers[0], "sha256:") + ".tar.gz"

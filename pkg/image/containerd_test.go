@@ -106,7 +106,7 @@ func decompressed(t *testing.T, archive []byte, compression string) io.Reader {
 func TestArchiveImportsIntoContainerd(t *testing.T) {
 	c := startContainerd(t)
 	fx := newFixture(t)
-	refs := []string{fx.reg.ref("demo/multi:1.0"), fx.reg.ref("demo/app-a:1.0"), fx.reg.ref("demo/app-b:2.0")}
+	refs := []string{fx.reg.Ref("demo/multi:1.0"), fx.reg.Ref("demo/app-a:1.0"), fx.reg.Ref("demo/app-b:2.0")}
 	p := newPuller(t)
 	for _, arch := range []string{"amd64", "arm64"} {
 		for _, compression := range compressions {

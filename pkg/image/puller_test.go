@@ -25,7 +25,7 @@ func TestPullerInsecureAndTransport(t *testing.T) {
 		mu.Lock()
 		dials++
 		mu.Unlock()
-		return (&net.Dialer{}).DialContext(ctx, network, fx.reg.host)
+		return (&net.Dialer{}).DialContext(ctx, network, fx.reg.Host)
 	}}
 	ref := "mirror.cargoship.example:5000/demo/app-a:1.0"
 
@@ -35,7 +35,7 @@ func TestPullerInsecureAndTransport(t *testing.T) {
 
 	sum, err := (&Puller{CacheDir: t.TempDir(), Transport: transport, Insecure: true}).WriteArchive(t.Context(), io.Discard, []string{ref}, "amd64", "none")
 	require.NoError(t, err)
-	want := expectedSummary(t, ref, fx.images[fx.reg.ref("demo/app-a:1.0")]["amd64"])
+	want := expectedSummary(t, ref, fx.images[fx.reg.Ref("demo/app-a:1.0")]["amd64"])
 	assert.Equal(t, []ImageSummary{want}, sum.Images)
 	mu.Lock()
 	defer mu.Unlock()
@@ -77,7 +77,7 @@ func (t *blobTask) Done(error) {
 
 func TestPullerReportsBlobTransfers(t *testing.T) {
 	fx := newFixture(t)
-	ref := fx.reg.ref("demo/app-b:2.0")
+	ref := fx.reg.Ref("demo/app-b:2.0")
 	prog := &blobProgress{bytes: map[string]int64{}}
 	p := &Puller{CacheDir: t.TempDir(), Progress: prog}
 	_, sum := writeTo(t, p, []string{ref}, "arm64", "none")
