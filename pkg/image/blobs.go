@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/fetch"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
 
 // blobAttempts bounds how often a blob whose transfer broke off is fetched
-// again; go-containerregistry already retries failed requests, not bodies.
+// again, after 1s, then 2s; go-containerregistry already retries failed
+// requests, not bodies.
 const blobAttempts = 3
 
 // ensureBlob puts the blob d into the cache unless a file of the right size
@@ -26,21 +29,21 @@ func (p *Puller) ensureBlob(ctx context.Context, rp *remote.Puller, cache *fetch
 	if size, ok := cache.Stat(d.Digest.Hex); ok && size == d.Size {
 		return true, nil
 	}
-	var err error
-	for attempt := 1; attempt <= blobAttempts; attempt++ {
-		if err = p.fetchBlob(ctx, rp, cache, r, d); err == nil {
-			return false, nil
+	err := retry.Do(ctx, retry.Policy{
+		Wait: time.Second, MaxWait: blobAttempts * time.Second, Attempts: blobAttempts,
+		Log: p.logger(), Level: slog.LevelWarn, Message: "blob transfer failed, retrying",
+		Attrs: []any{"image", r.normalized, "blob", d.Digest.String()},
+	}, func(ctx context.Context) error {
+		err := p.fetchBlob(ctx, rp, cache, r, d)
+		if permanent(err) {
+			return retry.Permanent(err)
 		}
-		if ctx.Err() != nil || permanent(err) {
-			break
-		}
-		p.logger().Warn("blob transfer failed, retrying", "image", r.normalized, "blob", d.Digest.String(), "attempt", attempt, "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Duration(attempt) * time.Second):
-		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("image %s: blob %s: %w", r.normalized, d.Digest, err)
 	}
-	return false, fmt.Errorf("image %s: blob %s: %w", r.normalized, d.Digest, err)
+	return false, nil
 }
 
 func (p *Puller) fetchBlob(ctx context.Context, rp *remote.Puller, cache *fetch.Cache, r reference, d v1.Descriptor) (err error) {
