@@ -19,9 +19,9 @@ type OS struct {
 	Immutable bool
 }
 
-// familyByID maps os-release IDs to families. hosts.md §1.3: "rhel" in
-// ID_LIKE is not an EL test (RHEL 8/9, Oracle and AL2023 say "fedora"), so
-// the known IDs come first and ID_LIKE is only a fallback.
+// familyByID maps os-release IDs to families. docs/reference/hosts.md §1.3:
+// "rhel" in ID_LIKE is not an EL test (RHEL 8/9, Oracle and AL2023 say
+// "fedora"), so the known IDs come first and ID_LIKE is only a fallback.
 var familyByID = map[string]string{
 	"rhel": v1alpha1.FamilyEnterpriseLinux, "centos": v1alpha1.FamilyEnterpriseLinux,
 	"rocky": v1alpha1.FamilyEnterpriseLinux, "almalinux": v1alpha1.FamilyEnterpriseLinux,
@@ -43,7 +43,7 @@ var familyByID = map[string]string{
 }
 
 // ostreeVariants are VARIANT_IDs of Fedora's image-based editions, where
-// rpm and dnf are read-only (hosts.md §1.3 item 12).
+// rpm and dnf are read-only (docs/reference/hosts.md §1.3 item 12).
 var ostreeVariants = []string{"coreos", "iot", "silverblue", "kinoite", "sericea", "onyx"}
 
 var elPlatform = regexp.MustCompile(`^platform:el[0-9]+$`)

@@ -4,8 +4,8 @@
 // and holds the host preparation steps of phases 8 to 12 (sysctl, kernel
 // modules, swap, /etc/environment, /etc/hosts, fapolicyd, SELinux).
 //
-// The directory is pkg/host/os as DESIGN.md lays it out; the package is
-// named hostos so it never shadows the standard library's os.
+// The directory is pkg/host/os; the package is named hostos so it never
+// shadows the standard library's os.
 //
 // Every step has a read-only Plan and an Apply; both return a Change, and
 // Apply on a host already in the desired state changes nothing and says so.

@@ -35,10 +35,10 @@ func (EnterpriseLinux) Installed(ctx context.Context, r host.Runner, name string
 	return rpmInstalled(ctx, r, name)
 }
 
-// InstallCommand implements Configurer, following hosts.md §2.7: every
-// file of the transaction in one command, every repository disabled (the
-// glob is quoted so the remote shell leaves it to dnf), weak dependencies
-// off because only the uploaded files exist.
+// InstallCommand implements Configurer, following docs/reference/hosts.md
+// §2.7: every file of the transaction in one command, every repository
+// disabled (the glob is quoted so the remote shell leaves it to dnf), weak
+// dependencies off because only the uploaded files exist.
 func (EnterpriseLinux) InstallCommand(tool string, files []string) (string, error) {
 	if err := checkFiles(files); err != nil {
 		return "", err

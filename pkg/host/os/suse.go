@@ -34,10 +34,11 @@ func (SUSE) Installed(ctx context.Context, r host.Runner, name string) ([]Packag
 	return rpmInstalled(ctx, r, name)
 }
 
-// InstallCommand implements Configurer: zypper's global options go before
-// the command; --no-remote ignores every remote repository (hosts.md
-// §2.5, the combination is unconfirmed on a real host). The package's own
-// checksums were verified by cargoship, hence --allow-unsigned-rpm.
+// InstallCommand implements Configurer: zypper's global options go before the
+// command; --no-remote ignores every remote repository
+// (docs/reference/hosts.md §2.5, the combination is unconfirmed on a real
+// host). The package's own checksums were verified by cargoship, hence
+// --allow-unsigned-rpm.
 func (SUSE) InstallCommand(tool string, files []string) (string, error) {
 	if err := checkFiles(files); err != nil {
 		return "", err
