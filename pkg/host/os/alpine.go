@@ -3,7 +3,6 @@ package hostos
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -27,26 +26,7 @@ func (Alpine) PackageTool(ctx context.Context, r host.Runner) (string, error) {
 // PackageFile implements Configurer: an .apk is gzip-compressed tar
 // segments, and .PKGINFO carries "key = value" lines.
 func (Alpine) PackageFile(ctx context.Context, r host.Runner, path string) (Package, error) {
-	out, err := sudoScript(ctx, r, `tar -xzOf "$1" .PKGINFO`, path)
-	if err != nil {
-		return Package{}, fmt.Errorf("reading package file %s: %w", path, err)
-	}
-	var p Package
-	for _, line := range strings.Split(out, "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		switch strings.TrimSpace(k) {
-		case "pkgname":
-			p.Name = strings.TrimSpace(v)
-		case "pkgver":
-			p.Version = strings.TrimSpace(v)
-		case "arch":
-			p.Arch = strings.TrimSpace(v)
-		}
-	}
-	if p.Name == "" || p.Version == "" {
-		return Package{}, fmt.Errorf("reading package file %s: .PKGINFO holds %q", path, out)
-	}
-	return p, nil
+	return packageFields(ctx, r, path, `tar -xzOf "$1" .PKGINFO`, "=", "pkgname", "pkgver", "arch")
 }
 
 // apkInstalled reads the installed database: records separated by blank
@@ -63,7 +43,7 @@ func (Alpine) Installed(ctx context.Context, r host.Runner, name string) ([]Pack
 }
 
 func apkQuery(ctx context.Context, r host.Runner, name, db string) ([]Package, error) {
-	out, err := sudoScript(ctx, r, apkInstalled, name, db)
+	out, err := r.Sudo(ctx, host.Script(apkInstalled, name, db))
 	if err != nil {
 		return nil, fmt.Errorf("querying package %s: %w", name, err)
 	}

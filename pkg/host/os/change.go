@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Change is what a step did (Apply) or would do (Plan) on one host.
@@ -44,10 +43,4 @@ func (c *Change) warnf(format string, args ...any) {
 type Step interface {
 	Plan(ctx context.Context, r host.Runner) (Change, error)
 	Apply(ctx context.Context, r host.Runner) (Change, error)
-}
-
-// sudoScript runs a fixed script as root with args as $1, $2 ...: values
-// never go into the script text, they arrive as quoted arguments.
-func sudoScript(ctx context.Context, r host.Runner, script string, args ...string) (string, error) {
-	return r.Sudo(ctx, shell.Join(append([]string{"sh", "-c", script, "sh"}, args...)...))
 }

@@ -76,7 +76,7 @@ func For(o OS) Configurer {
 type common struct{}
 
 // selinuxScript prefers getenforce and falls back to selinuxfs, which
-// needs no package (hosts.md §6.1); no selinuxfs means disabled.
+// needs no package (docs/reference/hosts.md §6.1); no selinuxfs means disabled.
 const selinuxScript = `if command -v getenforce >/dev/null 2>&1; then getenforce
 elif [ -r /sys/fs/selinux/enforce ]; then
   if [ "$(cat /sys/fs/selinux/enforce)" = 1 ]; then echo Enforcing; else echo Permissive; fi
@@ -84,7 +84,7 @@ else echo Disabled; fi`
 
 // SELinuxMode implements Configurer.
 func (common) SELinuxMode(ctx context.Context, r host.Runner) (string, error) {
-	out, err := sudoScript(ctx, r, selinuxScript)
+	out, err := r.Sudo(ctx, host.Script(selinuxScript))
 	if err != nil {
 		return "", fmt.Errorf("reading the SELinux mode: %w", err)
 	}
@@ -99,7 +99,7 @@ func (common) SELinuxMode(ctx context.Context, r host.Runner) (string, error) {
 const probeTools = `for t in "$@"; do if command -v "$t" >/dev/null 2>&1; then echo "$t"; exit 0; fi; done; echo none`
 
 func firstTool(ctx context.Context, r host.Runner, tools ...string) (string, error) {
-	out, err := sudoScript(ctx, r, probeTools, tools...)
+	out, err := r.Sudo(ctx, host.Script(probeTools, tools...))
 	if err != nil {
 		return "", fmt.Errorf("looking for a package tool: %w", err)
 	}
@@ -109,9 +109,9 @@ func firstTool(ctx context.Context, r host.Runner, tools ...string) (string, err
 	return "", nil
 }
 
-// checkFiles refuses relative paths: apt-get treats a name without a '/'
-// as a package to download (hosts.md §2.4), and every family is held to
-// the same rule so the phases need not know.
+// checkFiles refuses relative paths: apt-get treats a name without a '/' as a
+// package to download (docs/reference/hosts.md §2.4), and every family is held
+// to the same rule so the phases need not know.
 func checkFiles(files []string) error {
 	if len(files) == 0 {
 		return errors.New("no package files to install")

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 func TestForFamily(t *testing.T) {
@@ -49,7 +49,7 @@ func TestInstallCommandsThroughShell(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.c.Family()+"/"+c.tool, func(t *testing.T) {
 			dir := t.TempDir()
-			stubs, err := ostest.NewStubs(dir, "dnf", "dnf5", "yum", "rpm", "env", "zypper", "apk")
+			stubs, err := hosttest.NewStubs(dir, "dnf", "dnf5", "yum", "rpm", "env", "zypper", "apk")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestDebianRealDpkg(t *testing.T) {
 	if out, err := exec.Command("dpkg-deb", "--build", filepath.Join(dir, "pkg"), deb).CombinedOutput(); err != nil {
 		t.Fatalf("dpkg-deb --build: %v %s", err, out)
 	}
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	p, err := Debian{}.PackageFile(ctx, r, deb)
 	if err != nil {
 		t.Fatal(err)
@@ -129,19 +129,19 @@ func TestDebianRealDpkg(t *testing.T) {
 }
 
 // TestDebianRemovedNotPurged: dpkg-query exits 0 for "rc" packages, so the
-// status letters decide (hosts.md §2.4).
+// status letters decide (docs/reference/hosts.md §2.4).
 func TestDebianRemovedNotPurged(t *testing.T) {
-	f := (&ostest.Fake{}).On("dpkg-query", "rc |kubelet|1.35.3-1.1|amd64\nii |kubelet|1.35.2-1.1|i386\n")
+	f := (&hosttest.Fake{}).On("dpkg-query", "rc |kubelet|1.35.3-1.1|amd64\nii |kubelet|1.35.2-1.1|i386\n")
 	got, err := Debian{}.Installed(context.Background(), f, "kubelet")
 	if err != nil || len(got) != 1 || got[0].Version != "1.35.2-1.1" {
 		t.Errorf("Installed = %+v %v", got, err)
 	}
 }
 
-// TestRPMParsing uses the output shapes of hosts.md §2.3.
+// TestRPMParsing uses the output shapes of docs/reference/hosts.md §2.3.
 func TestRPMParsing(t *testing.T) {
 	ctx := context.Background()
-	f := (&ostest.Fake{}).
+	f := (&hosttest.Fake{}).
 		On("rpm -qp", "warning: /x.rpm: Header V4 RSA/SHA256 Signature, key ID abc: NOKEY\ncontainerd.io|0:2.2.2-1.el9|x86_64\n").
 		On("rpm -q ", "kernel|0:5.14.0-1.el9|x86_64\nkernel|0:5.14.0-2.el9|x86_64\n")
 	p, err := EnterpriseLinux{}.PackageFile(ctx, f, "/x.rpm")
@@ -152,11 +152,11 @@ func TestRPMParsing(t *testing.T) {
 	if err != nil || len(got) != 2 {
 		t.Errorf("Installed = %+v %v", got, err)
 	}
-	none := (&ostest.Fake{}).On("rpm -q ", "package kubelet is not installed\n")
+	none := (&hosttest.Fake{}).On("rpm -q ", "package kubelet is not installed\n")
 	if got, err := (EnterpriseLinux{}).Installed(ctx, none, "kubelet"); err != nil || len(got) != 0 {
 		t.Errorf("not installed: %+v %v", got, err)
 	}
-	bad := (&ostest.Fake{}).On("rpm -qp", "error: open of /x.rpm failed\n")
+	bad := (&hosttest.Fake{}).On("rpm -qp", "error: open of /x.rpm failed\n")
 	if _, err := (EnterpriseLinux{}).PackageFile(ctx, bad, "/x.rpm"); err == nil {
 		t.Error("unreadable package file should be an error")
 	}
@@ -175,7 +175,7 @@ func TestAlpineReal(t *testing.T) {
 	if out, err := exec.Command("tar", "-czf", apk, "-C", dir, ".PKGINFO").CombinedOutput(); err != nil {
 		t.Fatalf("tar: %v %s", err, out)
 	}
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	p, err := Alpine{}.PackageFile(ctx, r, apk)
 	if err != nil || p != (Package{"containerd", "2.1.4-r1", "x86_64"}) {
 		t.Errorf("PackageFile = %+v %v", p, err)
@@ -199,17 +199,17 @@ func TestAlpineReal(t *testing.T) {
 func TestSELinuxMode(t *testing.T) {
 	ctx := context.Background()
 	for out, want := range map[string]string{"Enforcing\n": "enforcing", "Permissive\n": "permissive", "Disabled\n": "disabled"} {
-		got, err := EnterpriseLinux{}.SELinuxMode(ctx, (&ostest.Fake{}).On("getenforce", out))
+		got, err := EnterpriseLinux{}.SELinuxMode(ctx, (&hosttest.Fake{}).On("getenforce", out))
 		if err != nil || got != want {
 			t.Errorf("%q: %s %v", out, got, err)
 		}
 	}
-	if _, err := (EnterpriseLinux{}).SELinuxMode(ctx, (&ostest.Fake{}).On("getenforce", "")); err == nil {
+	if _, err := (EnterpriseLinux{}).SELinuxMode(ctx, (&hosttest.Fake{}).On("getenforce", "")); err == nil {
 		t.Error("no answer should be an error")
 	}
 	if _, err := exec.LookPath("getenforce"); err != nil {
 		if _, err := os.Stat("/sys/fs/selinux/enforce"); os.IsNotExist(err) {
-			got, err := Debian{}.SELinuxMode(ctx, &ostest.Local{})
+			got, err := Debian{}.SELinuxMode(ctx, &hosttest.Local{})
 			if err != nil || got != "disabled" {
 				t.Errorf("this machine has no SELinux: %s %v", got, err)
 			}
@@ -229,19 +229,19 @@ func TestSystemd(t *testing.T) {
 		}
 	}
 	for out, want := range map[string]bool{"active\n": true, "inactive\n": false, "activating\n": false, "failed\n": false} {
-		got, err := s.ServiceActive(ctx, (&ostest.Fake{}).On("is-active", out), "k3s")
+		got, err := s.ServiceActive(ctx, (&hosttest.Fake{}).On("is-active", out), "k3s")
 		if err != nil || got != want {
 			t.Errorf("%q: %v %v", out, got, err)
 		}
 	}
-	if _, err := s.ServiceActive(ctx, (&ostest.Fake{}).On("is-active", "System has not been booted with systemd as init system (PID 1). Can't operate.\n"), "k3s"); err == nil {
+	if _, err := s.ServiceActive(ctx, (&hosttest.Fake{}).On("is-active", "System has not been booted with systemd as init system (PID 1). Can't operate.\n"), "k3s"); err == nil {
 		t.Error("a non-systemd host should be an error, not inactive")
 	}
 }
 
 // TestOpenRCStatusCodes maps rc-service exit codes through a real shell.
 func TestOpenRCStatusCodes(t *testing.T) {
-	stubs, err := ostest.NewStubs(t.TempDir(), "rc-service")
+	stubs, err := hosttest.NewStubs(t.TempDir(), "rc-service")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Debian configures Debian, Ubuntu and their derivatives.
@@ -20,43 +19,25 @@ type Debian struct {
 func (Debian) Family() string { return v1alpha1.FamilyDebian }
 
 // PackageTool implements Configurer. Only apt-get: dpkg -i with a missing
-// dependency leaves apt broken for every later install (hosts.md §2.4).
+// dependency leaves apt broken for every later install
+// (docs/reference/hosts.md §2.4).
 func (Debian) PackageTool(ctx context.Context, r host.Runner) (string, error) {
 	return firstTool(ctx, r, "apt-get")
 }
 
-// PackageFile implements Configurer.
+// PackageFile implements Configurer: dpkg-deb prints "Key: value" lines.
 func (Debian) PackageFile(ctx context.Context, r host.Runner, path string) (Package, error) {
-	out, err := sudoScript(ctx, r, `dpkg-deb -f "$1" Package Version Architecture`, path)
-	if err != nil {
-		return Package{}, fmt.Errorf("reading package file %s: %w", path, err)
-	}
-	var p Package
-	for _, line := range strings.Split(out, "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		switch strings.TrimSpace(k) {
-		case "Package":
-			p.Name = strings.TrimSpace(v)
-		case "Version":
-			p.Version = strings.TrimSpace(v)
-		case "Architecture":
-			p.Arch = strings.TrimSpace(v)
-		}
-	}
-	if p.Name == "" || p.Version == "" {
-		return Package{}, fmt.Errorf("reading package file %s: dpkg-deb printed %q", path, out)
-	}
-	return p, nil
+	return packageFields(ctx, r, path, `dpkg-deb -f "$1" Package Version Architecture`, ":", "Package", "Version", "Architecture")
 }
 
 // dpkgFormat prints status|name|version|arch; the status is tested rather
 // than the exit code, which is 0 for a removed-but-not-purged package
-// (hosts.md §2.4).
+// (docs/reference/hosts.md §2.4).
 const dpkgFormat = `${db:Status-Abbrev}|${Package}|${Version}|${Architecture}\n`
 
 // Installed implements Configurer.
 func (Debian) Installed(ctx context.Context, r host.Runner, name string) ([]Package, error) {
-	out, err := sudoScript(ctx, r, `dpkg-query -W -f="$1" -- "$2" 2>/dev/null || true`, dpkgFormat, name)
+	out, err := r.Sudo(ctx, host.Script(`dpkg-query -W -f="$1" -- "$2" 2>/dev/null || true`, dpkgFormat, name))
 	if err != nil {
 		return nil, fmt.Errorf("querying package %s: %w", name, err)
 	}
@@ -90,11 +71,11 @@ func (Debian) InstallCommand(tool string, files []string) (string, error) {
 	if tool != "apt-get" {
 		return "", fmt.Errorf("%w (found %q)", ErrNoPackageTool, tool)
 	}
-	args := []string{"sh", "-c", `mkdir -p "$0/partial" && exec "$@"`, AptEmptyLists,
+	args := []string{AptEmptyLists,
 		"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
 		"-o", "Dir::State::Lists=" + AptEmptyLists, "-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=/dev/null",
 		"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"}
-	return shell.Join(append(args, files...)...), nil
+	return host.Script(`mkdir -p "$1/partial" && shift && exec "$@"`, append(args, files...)...), nil
 }
 
 // FapolicydActive implements Configurer.

@@ -1,14 +1,16 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
+	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // EnvironmentPath is the system-wide environment pam_env reads at login.
@@ -25,18 +27,15 @@ type Environment struct {
 }
 
 func (e Environment) path() string {
-	if e.Path == "" {
-		return EnvironmentPath
-	}
-	return e.Path
+	return cmp.Or(e.Path, EnvironmentPath)
 }
 
 // EnvironmentLine renders KEY=VALUE so that pam_env (which strips one pair
 // of surrounding quotes and expands nothing) and a shell that sources the
-// file read the same literal value: bare when the value is plain, in
-// single quotes otherwise, in double quotes when it holds a single quote
-// but nothing a shell expands inside double quotes. A value neither can
-// carry, or one with a line break, is an error.
+// file read the same literal value: as shell.Quote renders it (bare or in
+// single quotes) when it holds no single quote, in double quotes when it
+// holds one but nothing a shell expands inside double quotes. A value
+// neither can carry, or one with a line break, is an error.
 func EnvironmentLine(key, value string) (string, error) {
 	if !envName.MatchString(key) {
 		return "", fmt.Errorf("%q is not an environment variable name", key)
@@ -44,26 +43,13 @@ func EnvironmentLine(key, value string) (string, error) {
 	switch {
 	case strings.ContainsAny(value, "\n\r\x00"):
 		return "", fmt.Errorf("%s: /etc/environment cannot hold a line break", key)
-	case value != "" && plainEnvValue(value):
-		return key + "=" + value, nil
 	case !strings.Contains(value, "'"):
-		return key + "='" + value + "'", nil
+		// one word, bare or in single quotes: what pam_env strips too
+		return key + "=" + shell.Quote(value), nil
 	case !strings.ContainsAny(value, "\"$`\\"):
 		return key + `="` + value + `"`, nil
 	}
 	return "", fmt.Errorf("%s: a value with both a single quote and one of \" $ ` \\ cannot be written to /etc/environment unambiguously", key)
-}
-
-func plainEnvValue(v string) bool {
-	for _, r := range v {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case strings.ContainsRune("-_./:=@%+,", r):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // envLineKey returns the key an /etc/environment line assigns ("export "
@@ -123,11 +109,7 @@ func UpsertEnvironment(body []byte, values map[string]string) ([]byte, []string,
 			out = append(out, want+"\n")
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	for _, k := range keys {
 		if !seen[k] {
 			out = append(out, rendered[k]+"\n")
@@ -148,7 +130,7 @@ func (e Environment) plan(ctx context.Context, r host.Runner) ([]byte, Change, e
 	if len(e.Values) == 0 {
 		return nil, c, nil
 	}
-	old, _, err := hostfile.Read(ctx, r, e.path())
+	old, _, err := host.ReadFileIfExists(ctx, r, e.path())
 	if err != nil {
 		return nil, c, err
 	}
@@ -169,11 +151,12 @@ func (e Environment) Plan(ctx context.Context, r host.Runner) (Change, error) {
 	return c, err
 }
 
-// Apply implements Step.
+// Apply implements Step. The file's mode and owner stay as they are.
 func (e Environment) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	body, c, err := e.plan(ctx, r)
 	if err != nil || !c.Changed() {
 		return c, err
 	}
-	return c, hostfile.Write(ctx, r, e.path(), body, 0o644)
+	_, err = host.WriteFile(ctx, r, e.path(), body, 0, "")
+	return c, err
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 // TestEnvironmentLineShellReadsLiteral sources each rendered line in a
@@ -74,7 +74,7 @@ func TestEnvironmentStepLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := Environment{Path: path, Values: map[string]string{"K3S_TOKEN_HINT": "a b"}}
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	plan, err := step.Plan(ctx, r)
 	if err != nil || len(plan.Actions) != 1 || strings.Contains(plan.Actions[0], "a b") {
 		t.Fatalf("plan = %+v %v (values must not be printed)", plan, err)

@@ -1,6 +1,7 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 )
 
 // HostsPath is the static host name table.
@@ -22,7 +22,7 @@ const (
 )
 
 // cloudInitMarker is the line cloud-init's hosts templates write when it
-// re-renders /etc/hosts at every boot (hosts.md §4.3).
+// re-renders /etc/hosts at every boot (docs/reference/hosts.md §4.3).
 const cloudInitMarker = "# Your system has configured 'manage_etc_hosts' as True."
 
 var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$`)
@@ -43,17 +43,14 @@ type EtcHosts struct {
 }
 
 func (e EtcHosts) path() string {
-	if e.Path == "" {
-		return HostsPath
-	}
-	return e.Path
+	return cmp.Or(e.Path, HostsPath)
 }
 
 // RenderHostsBlock renders the managed block, markers included, sorted by
 // address so the inventory's order does not matter. An entry with no
-// address is left out and named in skipped: the earlier tool wrote lines
-// with an empty address (earlier-cargoship.md, bug 25). No usable entry
-// renders no block.
+// address is left out and named in skipped: written with an empty
+// address, the line would have its first name read as the address. No
+// usable entry renders no block.
 func RenderHostsBlock(entries []HostsEntry) (block string, skipped []string, err error) {
 	names := map[netip.Addr][]string{}
 	for _, en := range entries {
@@ -184,7 +181,7 @@ func (e EtcHosts) plan(ctx context.Context, r host.Runner) ([]byte, Change, erro
 	for _, s := range skipped {
 		c.warnf("no private address for %q: left out of %s", s, e.path())
 	}
-	old, _, err := hostfile.Read(ctx, r, e.path())
+	old, _, err := host.ReadFileIfExists(ctx, r, e.path())
 	if err != nil {
 		return nil, c, err
 	}
@@ -206,13 +203,15 @@ func (e EtcHosts) Plan(ctx context.Context, r host.Runner) (Change, error) {
 }
 
 // Apply implements Step. /etc/hosts is bind-mounted in containers, where
-// it can only be rewritten in place (hosts.md §4.4).
+// it can only be rewritten in place (docs/reference/hosts.md §4.4). Its
+// mode and owner stay as they are.
 func (e EtcHosts) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	body, c, err := e.plan(ctx, r)
 	if err != nil || !c.Changed() {
 		return c, err
 	}
-	return c, hostfile.Write(ctx, r, e.path(), body, 0o644, hostfile.InPlaceFallback())
+	_, err = host.WriteFile(ctx, r, e.path(), body, 0, "", host.InPlace())
+	return c, err
 }
 
 func containsString(list []string, s string) bool {

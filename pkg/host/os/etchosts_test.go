@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 // debianHosts is a Debian host's /etc/hosts as the installer and
-// cloud-init leave it (hosts.md §4.1), plus an admin's own line.
+// cloud-init leave it (docs/reference/hosts.md §4.1), plus an admin's own line.
 const debianHosts = `127.0.0.1	localhost
 127.0.1.1	kc0.cluster.example kc0
 
@@ -126,7 +126,7 @@ func TestEtcHostsStepLocal(t *testing.T) {
 	if err := os.WriteFile(path, []byte(debianHosts), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	step := EtcHosts{Entries: nodes, Path: path}
 	plan, err := step.Plan(ctx, r)
 	if err != nil || len(plan.Actions) != 1 || len(plan.Warnings) != 3 {

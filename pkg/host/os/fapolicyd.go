@@ -1,6 +1,7 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -8,12 +9,11 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 )
 
 // FapolicydRulesDir holds fapolicyd's component rules, compiled in
 // natural sort order by fagenrules. Ours sort before 90-deny-execute, so
-// an allow rule takes effect (hosts.md §7.1).
+// an allow rule takes effect (docs/reference/hosts.md §7.1).
 const FapolicydRulesDir = "/etc/fapolicyd/rules.d"
 
 // The rule files cargoship owns.
@@ -39,10 +39,7 @@ type Fapolicyd struct {
 }
 
 func (f Fapolicyd) dir() string {
-	if f.Dir == "" {
-		return FapolicydRulesDir
-	}
-	return f.Dir
+	return cmp.Or(f.Dir, FapolicydRulesDir)
 }
 
 type ruleFile struct {
@@ -52,7 +49,7 @@ type ruleFile struct {
 }
 
 // fapolicydProbe: fagenrules refuses to run while the legacy single
-// fapolicyd.rules exists next to rules.d (hosts.md §7.1).
+// fapolicyd.rules exists next to rules.d (docs/reference/hosts.md §7.1).
 const fapolicydProbe = `if [ -e "$1" ]; then echo legacy=yes; else echo legacy=no; fi
 if command -v fagenrules >/dev/null 2>&1; then echo fagenrules=yes; else echo fagenrules=no; fi`
 
@@ -63,7 +60,7 @@ func (f Fapolicyd) plan(ctx context.Context, r host.Runner) ([]ruleFile, Change,
 		{path: path.Join(f.dir(), FapolicydRulesFile), content: normalizeRules(f.Rules)},
 		{path: path.Join(f.dir(), FapolicydExecutableFile), content: normalizeRules(f.ExecutableRules)},
 	} {
-		old, exists, err := hostfile.Read(ctx, r, rf.path)
+		old, exists, err := host.ReadFileIfExists(ctx, r, rf.path)
 		if err != nil {
 			return nil, c, err
 		}
@@ -82,7 +79,7 @@ func (f Fapolicyd) plan(ctx context.Context, r host.Runner) ([]ruleFile, Change,
 		return nil, c, nil
 	}
 	legacy := path.Join(path.Dir(f.dir()), "fapolicyd.rules")
-	out, err := sudoScript(ctx, r, fapolicydProbe, legacy)
+	out, err := r.Sudo(ctx, host.Script(fapolicydProbe, legacy))
 	if err != nil {
 		return nil, c, fmt.Errorf("probing fapolicyd: %w", err)
 	}
@@ -109,9 +106,9 @@ func (f Fapolicyd) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	}
 	for _, rf := range changed {
 		if rf.content == "" {
-			err = hostfile.Remove(ctx, r, rf.path)
+			err = host.Remove(ctx, r, rf.path)
 		} else {
-			err = hostfile.Write(ctx, r, rf.path, []byte(rf.content), 0o644)
+			_, err = host.WriteFile(ctx, r, rf.path, []byte(rf.content), 0o644, "")
 		}
 		if err != nil {
 			return Change{}, err

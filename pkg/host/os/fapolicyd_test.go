@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 const rke2Rules = `# Allow RKE2 to function
@@ -18,7 +18,7 @@ allow perm=any all : dir=/var/lib/rancher/`
 
 // fapolicydHost is a temporary /etc/fapolicyd with stub fagenrules,
 // systemctl and rpm: files are real, the daemon is captured behaviour.
-func fapolicydHost(t *testing.T, state, version string) (*ostest.Stubs, string) {
+func fapolicydHost(t *testing.T, state, version string) (*hosttest.Stubs, string) {
 	t.Helper()
 	dir := t.TempDir()
 	etc := filepath.Join(dir, "etc", "fapolicyd", "rules.d")
@@ -29,7 +29,7 @@ func fapolicydHost(t *testing.T, state, version string) (*ostest.Stubs, string) 
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stubs, err := ostest.NewStubs(bin, "fagenrules", "systemctl", "rpm")
+	stubs, err := hosttest.NewStubs(bin, "fagenrules", "systemctl", "rpm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func fapolicydHost(t *testing.T, state, version string) (*ostest.Stubs, string) 
 	return stubs, etc
 }
 
-func calledWith(t *testing.T, s *ostest.Stubs) []string {
+func calledWith(t *testing.T, s *hosttest.Stubs) []string {
 	t.Helper()
 	calls, err := s.Calls()
 	if err != nil {

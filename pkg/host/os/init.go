@@ -61,13 +61,14 @@ func (s Systemd) Service(ctx context.Context, r host.Runner, action, unit string
 	return runService(ctx, r, s, action, unit)
 }
 
-// ServiceState implements Init. The state word is parsed rather than the
-// exit code, which changed for unknown units in systemd 253 (hosts.md §9.1).
+// ServiceState implements Init. The state word is parsed rather than the exit
+// code, which changed for unknown units in systemd 253
+// (docs/reference/hosts.md §9.1).
 func (Systemd) ServiceState(ctx context.Context, r host.Runner, unit string) (string, error) {
 	if err := checkUnit("is-active", unit, "is-active"); err != nil {
 		return "", err
 	}
-	out, err := sudoScript(ctx, r, `systemctl is-active "$1" 2>/dev/null || true`, unit)
+	out, err := r.Sudo(ctx, host.Script(`systemctl is-active "$1" 2>/dev/null || true`, unit))
 	if err != nil {
 		return "", fmt.Errorf("systemctl is-active %s: %w", unit, err)
 	}
@@ -117,8 +118,8 @@ func (o OpenRC) Service(ctx context.Context, r host.Runner, action, unit string)
 	return runService(ctx, r, o, action, unit)
 }
 
-// openrcStatus maps `rc-service NAME status` exit codes
-// (openrc-run.sh _status, hosts.md §9.2) to systemd's state words.
+// openrcStatus maps `rc-service NAME status` exit codes (openrc-run.sh
+// _status, docs/reference/hosts.md §9.2) to systemd's state words.
 const openrcStatus = `if ! rc-service -e "$1" >/dev/null 2>&1; then echo inactive; exit 0; fi
 rc-service "$1" status >/dev/null 2>&1
 case $? in 0) echo active;; 4) echo deactivating;; 8) echo activating;; 32) echo failed;; *) echo inactive;; esac`
@@ -128,7 +129,7 @@ func (OpenRC) ServiceState(ctx context.Context, r host.Runner, unit string) (str
 	if err := checkUnit("status", unit, "status"); err != nil {
 		return "", err
 	}
-	out, err := sudoScript(ctx, r, openrcStatus, unit)
+	out, err := r.Sudo(ctx, host.Script(openrcStatus, unit))
 	if err != nil {
 		return "", fmt.Errorf("rc-service %s status: %w", unit, err)
 	}
@@ -156,14 +157,14 @@ func runService(ctx context.Context, r host.Runner, i Init, action, unit string)
 }
 
 // detectInitScript: sd_booted() is "does /run/systemd/system exist"
-// (hosts.md §9.1).
+// (docs/reference/hosts.md §9.1).
 const detectInitScript = `if [ -d /run/systemd/system ]; then echo systemd
 elif command -v openrc-run >/dev/null 2>&1 || command -v rc-service >/dev/null 2>&1; then echo openrc
 else echo unknown; fi`
 
 // DetectInit asks the host which service manager runs it.
 func DetectInit(ctx context.Context, r host.Runner) (Init, error) {
-	out, err := r.Run(ctx, shell.Join("sh", "-c", detectInitScript))
+	out, err := r.Run(ctx, host.Script(detectInitScript))
 	if err != nil {
 		return nil, fmt.Errorf("detecting the init system: %w", err)
 	}

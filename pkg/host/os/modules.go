@@ -1,13 +1,13 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 )
 
 // ModulesPath is where kernel modules are listed for loading at boot.
@@ -20,8 +20,8 @@ var moduleName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Modules loads kernel modules now (modprobe) and at every boot
 // (modules-load.d). A module that cannot be loaded is reported in
-// Change.Failed, not fatal: it may be built into the kernel, which
-// /sys/module or modules.builtin shows (hosts.md §3.5), or the host may be
+// Change.Failed, not fatal: it may be built into the kernel, which /sys/module
+// or modules.builtin shows (docs/reference/hosts.md §3.5), or the host may be
 // a container without CAP_SYS_MODULE.
 type Modules struct {
 	// Names default to DefaultModules.
@@ -31,10 +31,7 @@ type Modules struct {
 }
 
 func (m Modules) path() string {
-	if m.Path == "" {
-		return ModulesPath
-	}
-	return m.Path
+	return cmp.Or(m.Path, ModulesPath)
 }
 
 func (m Modules) names() ([]string, error) {
@@ -72,7 +69,7 @@ const moduleState = `for m in "$@"; do
 done`
 
 func readModules(ctx context.Context, r host.Runner, names []string) (map[string]string, error) {
-	out, err := sudoScript(ctx, r, moduleState, names...)
+	out, err := r.Sudo(ctx, host.Script(moduleState, names...))
 	if err != nil {
 		return nil, fmt.Errorf("reading kernel modules: %w", err)
 	}
@@ -94,7 +91,7 @@ func (m Modules) plan(ctx context.Context, r host.Runner) (names, absent []strin
 	if names, err = m.names(); err != nil {
 		return nil, nil, c, false, err
 	}
-	old, exists, err := hostfile.Read(ctx, r, m.path())
+	old, exists, err := host.ReadFileIfExists(ctx, r, m.path())
 	if err != nil {
 		return nil, nil, c, false, err
 	}
@@ -129,7 +126,7 @@ func (m Modules) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	}
 	var c Change
 	if writeFile {
-		if err := hostfile.Write(ctx, r, m.path(), RenderModules(names), 0o644); err != nil {
+		if _, err := host.WriteFile(ctx, r, m.path(), RenderModules(names), 0o644, ""); err != nil {
 			return Change{}, err
 		}
 		c.actionf("write %s", m.path())
@@ -139,7 +136,7 @@ func (m Modules) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	}
 	msgs := map[string]string{}
 	for _, n := range absent {
-		if _, err := sudoScript(ctx, r, `modprobe "$1"`, n); err != nil {
+		if _, err := r.Sudo(ctx, host.Script(`modprobe "$1"`, n)); err != nil {
 			msgs[n] = err.Error()
 		}
 	}

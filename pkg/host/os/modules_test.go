@@ -7,18 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
+// TestModulesPlanFromCapturedOutput: module states from captured output,
+// the modules-load.d file (not there yet) real.
 func TestModulesPlanFromCapturedOutput(t *testing.T) {
-	f := (&ostest.Fake{}).
-		On("base64", "absent\n").
+	f := (&hosttest.Fake{Else: &hosttest.Local{}}).
 		On("/sys/module", "br_netfilter absent\noverlay builtin\n")
-	c, err := Modules{}.Plan(context.Background(), f)
+	path := filepath.Join(t.TempDir(), "cargoship.conf")
+	c, err := Modules{Path: path}.Plan(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"write " + ModulesPath, "load module br_netfilter"}
+	want := []string{"write " + path, "load module br_netfilter"}
 	if strings.Join(c.Actions, "|") != strings.Join(want, "|") {
 		t.Errorf("actions = %q, want %q", c.Actions, want)
 	}
@@ -35,7 +37,7 @@ func TestModulesLocal(t *testing.T) {
 		t.Skip("overlay is not loaded on this machine")
 	}
 	ctx := context.Background()
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	path := filepath.Join(t.TempDir(), "modules-load.d", "cargoship.conf")
 	step := Modules{Names: []string{"overlay", "cargoship_no_such_module", "overlay"}, Path: path}
 	for run := 1; run <= 2; run++ {

@@ -9,10 +9,10 @@ import (
 )
 
 // Packages installs uploaded package files with no network, following
-// hosts.md §2.7: read what each file carries, skip those already installed
-// at exactly that version, install the rest in one transaction, then
-// query again rather than trusting the exit code (rpm exits 2 for
-// "already installed", zypper 106/107 are partial successes).
+// docs/reference/hosts.md §2.7: read what each file carries, skip those
+// already installed at exactly that version, install the rest in one
+// transaction, then query again rather than trusting the exit code (rpm exits
+// 2 for "already installed", zypper 106/107 are partial successes).
 type Packages struct {
 	Configurer Configurer
 	// Files are absolute paths of package files already on the host.
@@ -125,4 +125,31 @@ func versions(ps []Package) string {
 		v[i] = p.Version
 	}
 	return strings.Join(v, ", ")
+}
+
+// packageFields runs script on the package file at path ("$1") and reads
+// the package from the "key<sep>value" lines it prints, whose keys for
+// name, version and architecture are given.
+func packageFields(ctx context.Context, r host.Runner, path, script, sep, nameKey, versionKey, archKey string) (Package, error) {
+	out, err := r.Sudo(ctx, host.Script(script, path))
+	if err != nil {
+		return Package{}, fmt.Errorf("reading package file %s: %w", path, err)
+	}
+	var p Package
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, sep)
+		v = strings.TrimSpace(v)
+		switch strings.TrimSpace(k) {
+		case nameKey:
+			p.Name = v
+		case versionKey:
+			p.Version = v
+		case archKey:
+			p.Arch = v
+		}
+	}
+	if p.Name == "" || p.Version == "" {
+		return Package{}, fmt.Errorf("reading package file %s: no %s and %s in %q", path, nameKey, versionKey, out)
+	}
+	return p, nil
 }

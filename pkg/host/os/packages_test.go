@@ -3,58 +3,44 @@ package hostos
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 // fakeRPM is an EL host whose rpm database changes when the install
 // command runs, so plan, apply and a second apply can be checked in turn.
 type fakeRPM struct {
-	mu        sync.Mutex
 	installed map[string]string // name -> rpmFormat line
 	files     map[string]string // path -> rpmFormat line
 	onInstall func(files []string) error
 	installs  [][]string
 }
 
-// rpmHost implements host.Runner by looking at the arguments the configurer
-// passed after the script.
-type rpmHost struct{ f *fakeRPM }
-
-func (h rpmHost) String() string { return "el9" }
-func (h rpmHost) Run(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
-	return h.Sudo(ctx, cmd, opts...)
-}
-func (h rpmHost) Sudo(_ context.Context, cmd string, _ ...host.RunOption) (string, error) {
-	f := h.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	args := strings.Fields(cmd)
-	last := strings.Trim(args[len(args)-1], "'")
-	switch {
-	case strings.Contains(cmd, "command -v"):
-		return "dnf\n", nil
-	case strings.Contains(cmd, "rpm -qp"):
-		return f.files[last] + "\n", nil
-	case strings.Contains(cmd, "rpm -q "):
-		if l, ok := f.installed[last]; ok {
-			return l + "\n", nil
-		}
-		return "package " + last + " is not installed\n", nil
-	case strings.HasPrefix(cmd, "dnf "):
-		var files []string
-		for _, a := range args {
-			if strings.HasPrefix(a, "/") {
-				files = append(files, a)
+// host answers the configurer's commands from the model, by the arguments
+// passed after each script; anything else fails.
+func (f *fakeRPM) host() *hosttest.Fake {
+	last := func(c hosttest.Call) string { a := c.Args(); return a[len(a)-1] }
+	return (&hosttest.Fake{Name: "el9", Strict: true}).
+		On("command -v", "dnf\n").
+		Handle("rpm -qp", func(c hosttest.Call) (string, error) { return f.files[last(c)] + "\n", nil }).
+		Handle("rpm -q ", func(c hosttest.Call) (string, error) {
+			if l, ok := f.installed[last(c)]; ok {
+				return l + "\n", nil
 			}
-		}
-		f.installs = append(f.installs, files)
-		return "", f.onInstall(files)
-	}
-	return "", &host.ExitError{Host: "el9", Cmd: cmd, Code: 127, Stderr: "unexpected"}
+			return "package " + last(c) + " is not installed\n", nil
+		}).
+		Handle("dnf ", func(c hosttest.Call) (string, error) {
+			var files []string
+			for _, a := range c.Args() {
+				if strings.HasPrefix(a, "/") {
+					files = append(files, a)
+				}
+			}
+			f.installs = append(f.installs, files)
+			return "", f.onInstall(files)
+		})
 }
 
 func TestPackagesPlanApplyIdempotent(t *testing.T) {
@@ -75,7 +61,7 @@ func TestPackagesPlanApplyIdempotent(t *testing.T) {
 		return nil
 	}
 	step := Packages{Configurer: EnterpriseLinux{}, Files: []string{"/r/runc.rpm", "/r/containerd.rpm", "/r/kubelet.rpm"}}
-	r := rpmHost{f}
+	r := f.host()
 	plan, err := step.Plan(ctx, r)
 	if err != nil {
 		t.Fatal(err)
@@ -113,22 +99,22 @@ func TestPackagesVerifiesAfterInstall(t *testing.T) {
 		f.installed["a"] = "a|0:1.0-1|noarch"
 		return &host.ExitError{Code: 2, Stderr: "package a-1.0-1.noarch is already installed"}
 	})
-	if c, err := step.Apply(ctx, rpmHost{partial}); err != nil || len(c.Warnings) != 1 {
+	if c, err := step.Apply(ctx, partial.host()); err != nil || len(c.Warnings) != 1 {
 		t.Errorf("partial success: %+v %v", c, err)
 	}
 	// exit 0 but nothing installed: an error.
 	silent := mk(func(*fakeRPM) error { return nil })
-	if _, err := step.Apply(ctx, rpmHost{silent}); err == nil || !strings.Contains(err.Error(), "left not installed") {
+	if _, err := step.Apply(ctx, silent.host()); err == nil || !strings.Contains(err.Error(), "left not installed") {
 		t.Errorf("silent failure: %v", err)
 	}
 	failed := mk(func(*fakeRPM) error { return &host.ExitError{Code: 1, Stderr: "Failed dependencies"} })
-	if _, err := step.Apply(ctx, rpmHost{failed}); err == nil || !strings.Contains(err.Error(), "Failed dependencies") {
+	if _, err := step.Apply(ctx, failed.host()); err == nil || !strings.Contains(err.Error(), "Failed dependencies") {
 		t.Errorf("failure: %v", err)
 	}
 }
 
 func TestPackagesNoTool(t *testing.T) {
-	f := (&ostest.Fake{}).On("command -v", "none\n")
+	f := (&hosttest.Fake{}).On("command -v", "none\n")
 	if _, err := (Packages{Configurer: Debian{}, Files: []string{"/a.deb"}}).Plan(context.Background(), f); err == nil {
 		t.Error("a host without apt-get cannot install .deb files")
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Release is what os-release(5) says about a host. ID, ID_LIKE, VERSION_ID
@@ -134,7 +133,7 @@ echo none`
 
 // ReadRelease reads and parses the host's os-release file.
 func ReadRelease(ctx context.Context, r host.Runner) (Release, error) {
-	out, err := r.Run(ctx, shell.Join("sh", "-c", readReleaseScript))
+	out, err := r.Run(ctx, host.Script(readReleaseScript))
 	if err != nil {
 		return Release{}, fmt.Errorf("reading os-release: %w", err)
 	}

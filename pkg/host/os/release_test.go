@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 // fixtures lists every file in testdata/os-release (the verbatim files of
-// hosts.md §1.4) with what detection must make of it.
+// docs/reference/hosts.md §1.4) with what detection must make of it.
 var fixtures = map[string]struct {
 	id, version, major, pretty, family, route string
 	immutable                                 bool
@@ -201,7 +201,7 @@ func TestReadReleaseLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadRelease(context.Background(), &ostest.Local{})
+	got, err := ReadRelease(context.Background(), &hosttest.Local{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestReadReleaseLocal(t *testing.T) {
 }
 
 func TestReadReleaseMissing(t *testing.T) {
-	f := (&ostest.Fake{}).On("os-release", "none\n")
+	f := (&hosttest.Fake{}).On("os-release", "none\n")
 	if _, err := ReadRelease(context.Background(), f); err == nil {
 		t.Error("no os-release should be an error")
 	}

@@ -9,12 +9,12 @@ import (
 )
 
 // rpmFormat prints name|epoch:version-release|arch. %{EPOCHNUM} is 0 for
-// no epoch, where %{EPOCH} would print "(none)" (hosts.md §2.3).
+// no epoch, where %{EPOCH} would print "(none)" (docs/reference/hosts.md §2.3).
 const rpmFormat = `%{NAME}|%{EPOCHNUM}:%{VERSION}-%{RELEASE}|%{ARCH}\n`
 
 // rpmFile reads a package file's identity with rpm -qp.
 func rpmFile(ctx context.Context, r host.Runner, path string) (Package, error) {
-	out, err := sudoScript(ctx, r, `rpm -qp --qf "$1" "$2"`, rpmFormat, path)
+	out, err := r.Sudo(ctx, host.Script(`rpm -qp --qf "$1" "$2"`, rpmFormat, path))
 	if err != nil {
 		return Package{}, fmt.Errorf("reading package file %s: %w", path, err)
 	}
@@ -28,7 +28,7 @@ func rpmFile(ctx context.Context, r host.Runner, path string) (Package, error) {
 // rpmInstalled queries the rpm database. A package that is not installed
 // makes rpm exit 1 and print a sentence, which parsePipeLines skips.
 func rpmInstalled(ctx context.Context, r host.Runner, name string) ([]Package, error) {
-	out, err := sudoScript(ctx, r, `rpm -q --qf "$1" -- "$2" 2>/dev/null || true`, rpmFormat, name)
+	out, err := r.Sudo(ctx, host.Script(`rpm -q --qf "$1" -- "$2" 2>/dev/null || true`, rpmFormat, name))
 	if err != nil {
 		return nil, fmt.Errorf("querying package %s: %w", name, err)
 	}

@@ -1,15 +1,16 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -87,10 +88,7 @@ var (
 )
 
 func (s SELinuxPolicy) stateDir() string {
-	if s.StateDir == "" {
-		return SELinuxStateDir
-	}
-	return s.StateDir
+	return cmp.Or(s.StateDir, SELinuxStateDir)
 }
 
 func (s SELinuxPolicy) validate() error {
@@ -154,12 +152,15 @@ func (s SELinuxPolicy) planModules(ctx context.Context, r host.Runner, p *selinu
 	}
 	p.sums = map[string]string{}
 	for _, m := range s.Modules {
-		sum, err := sha256File(ctx, r, m.Path)
+		sum, ok, err := host.FileSHA256(ctx, r, m.Path)
 		if err != nil {
 			return err
 		}
+		if !ok {
+			return fmt.Errorf("SELinux module %s: %s does not exist", m.Name, m.Path)
+		}
 		p.sums[m.Name] = sum
-		rec, _, err := hostfile.Read(ctx, r, path.Join(s.stateDir(), m.Name+".sha256"))
+		rec, _, err := host.ReadFileIfExists(ctx, r, path.Join(s.stateDir(), m.Name+".sha256"))
 		if err != nil {
 			return err
 		}
@@ -192,27 +193,11 @@ func semoduleList(ctx context.Context, r host.Runner) (map[string]bool, error) {
 	return names, nil
 }
 
-func sha256File(ctx context.Context, r host.Runner, p string) (string, error) {
-	out, err := r.Sudo(ctx, shell.Join("sha256sum", "--", p))
-	if err != nil {
-		return "", fmt.Errorf("checksumming %s: %w", p, err)
-	}
-	f := strings.Fields(out)
-	if len(f) == 0 || len(f[0]) != 64 {
-		return "", fmt.Errorf("checksumming %s: sha256sum printed %q", p, out)
-	}
-	return f[0], nil
-}
-
 func (s SELinuxPolicy) planBooleans(ctx context.Context, r host.Runner, p *selinuxPlan, c *Change) error {
 	if len(s.Booleans) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(s.Booleans))
-	for b := range s.Booleans {
-		names = append(names, b)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.Booleans))
 	out, err := r.Sudo(ctx, shell.Join(append([]string{"getsebool", "--"}, names...)...))
 	if err != nil {
 		return fmt.Errorf("reading SELinux booleans: %w", err)
@@ -300,7 +285,7 @@ func (s SELinuxPolicy) planContexts(ctx context.Context, r host.Runner, p *selin
 // mislabeled counts what restorecon would change under base (0 when base
 // does not exist yet: it is labelled when created).
 func mislabeled(ctx context.Context, r host.Runner, base string) (int, error) {
-	out, err := sudoScript(ctx, r, `[ -e "$1" ] || { echo 0; exit 0; }; restorecon -Rnv "$1" 2>/dev/null | wc -l`, base)
+	out, err := r.Sudo(ctx, host.Script(`[ -e "$1" ] || { echo 0; exit 0; }; restorecon -Rnv "$1" 2>/dev/null | wc -l`, base))
 	if err != nil {
 		return 0, fmt.Errorf("checking labels under %s: %w", base, err)
 	}
@@ -360,7 +345,7 @@ func (s SELinuxPolicy) Apply(ctx context.Context, r host.Runner) (Change, error)
 			if !installed[m.Name] {
 				return Change{}, fmt.Errorf("semodule -i %s succeeded but semodule -l does not list %s: is Name the module's own name?", m.Path, m.Name)
 			}
-			if err := hostfile.Write(ctx, r, path.Join(s.stateDir(), m.Name+".sha256"), []byte(p.sums[m.Name]+"\n"), 0o644); err != nil {
+			if _, err := host.WriteFile(ctx, r, path.Join(s.stateDir(), m.Name+".sha256"), []byte(p.sums[m.Name]+"\n"), 0o644, ""); err != nil {
 				return Change{}, err
 			}
 		}
@@ -376,7 +361,7 @@ func (s SELinuxPolicy) Apply(ctx context.Context, r host.Runner) (Change, error)
 		}
 	}
 	for _, base := range p.relabel {
-		if _, err := sudoScript(ctx, r, `[ -e "$1" ] || exit 0; restorecon -R "$1"`, base); err != nil {
+		if _, err := r.Sudo(ctx, host.Script(`[ -e "$1" ] || exit 0; restorecon -R "$1"`, base)); err != nil {
 			return Change{}, fmt.Errorf("relabelling %s: %w", base, err)
 		}
 	}

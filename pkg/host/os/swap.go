@@ -1,12 +1,12 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 )
 
 // SwapOff turns swap off now (swapoff -a) and for later boots, by
@@ -20,17 +20,11 @@ type SwapOff struct {
 }
 
 func (s SwapOff) fstab() string {
-	if s.Fstab == "" {
-		return "/etc/fstab"
-	}
-	return s.Fstab
+	return cmp.Or(s.Fstab, "/etc/fstab")
 }
 
 func (s SwapOff) swaps() string {
-	if s.Swaps == "" {
-		return "/proc/swaps"
-	}
-	return s.Swaps
+	return cmp.Or(s.Swaps, "/proc/swaps")
 }
 
 // CommentSwap comments out every active swap entry of an fstab (third
@@ -54,7 +48,7 @@ func CommentSwap(fstab []byte) ([]byte, []string) {
 
 // activeSwaps reads the device column of /proc/swaps (after its header).
 func activeSwaps(ctx context.Context, r host.Runner, path string) ([]string, error) {
-	data, exists, err := hostfile.Read(ctx, r, path)
+	data, exists, err := host.ReadFileIfExists(ctx, r, path)
 	if err != nil || !exists {
 		return nil, err
 	}
@@ -79,7 +73,7 @@ func (s SwapOff) plan(ctx context.Context, r host.Runner) (active []string, fsta
 			}
 		}
 	}
-	old, exists, err := hostfile.Read(ctx, r, s.fstab())
+	old, exists, err := host.ReadFileIfExists(ctx, r, s.fstab())
 	if err != nil {
 		return nil, nil, nil, c, err
 	}
@@ -107,7 +101,7 @@ func (s SwapOff) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	}
 	c := Change{Warnings: planned.Warnings}
 	if len(commented) > 0 {
-		if err := hostfile.Write(ctx, r, s.fstab(), fstab, 0o644); err != nil {
+		if _, err := host.WriteFile(ctx, r, s.fstab(), fstab, 0, ""); err != nil {
 			return Change{}, err
 		}
 		for _, l := range commented {

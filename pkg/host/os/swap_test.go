@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 const fstabFixture = `# /etc/fstab: static file system information.
@@ -46,13 +46,13 @@ func TestSwapOffLocal(t *testing.T) {
 	if err := os.WriteFile(swaps, []byte("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	r := &ostest.Local{}
+	r := &hosttest.Local{}
 	step := SwapOff{Fstab: fstab, Swaps: swaps}
 	c, err := step.Apply(ctx, r)
 	if err != nil || len(c.Actions) != 2 {
 		t.Fatalf("first = %+v %v", c, err)
 	}
-	for _, cmd := range r.Calls {
+	for _, cmd := range r.Calls() {
 		if strings.Contains(cmd, "swapoff") {
 			t.Error("swapoff ran with no active swap")
 		}
@@ -65,12 +65,14 @@ func TestSwapOffLocal(t *testing.T) {
 // TestSwapOffRefused: a container sees the machine's swap and may not turn
 // it off; that is reported, not fatal. zram gets a warning.
 func TestSwapOffRefused(t *testing.T) {
-	swaps := "Filename\tType\tSize\tUsed\tPriority\n/dev/zram0 partition 8388604 0 100\n"
-	f := (&ostest.Fake{}).
-		On("/proc/swaps", "present\n"+b64([]byte(swaps))).
-		On("/etc/fstab", "absent\n").
+	dir := t.TempDir()
+	swaps := filepath.Join(dir, "swaps")
+	if err := os.WriteFile(swaps, []byte("Filename\tType\tSize\tUsed\tPriority\n/dev/zram0 partition 8388604 0 100\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	f := (&hosttest.Fake{Else: &hosttest.Local{}}).
 		Fail("swapoff -a", 1, "swapoff: /dev/zram0: swapoff failed: Operation not permitted")
-	c, err := SwapOff{}.Apply(context.Background(), f)
+	c, err := SwapOff{Swaps: swaps, Fstab: filepath.Join(dir, "no-fstab")}.Apply(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}

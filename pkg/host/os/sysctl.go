@@ -1,14 +1,15 @@
 package hostos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 )
 
 // SysctlPath is where sysctl values persist across reboots.
@@ -21,7 +22,7 @@ var sysctlKey = regexp.MustCompile(`^[a-zA-Z0-9_]+([./][a-zA-Z0-9_\-]+)+$`)
 // container, a read-only or unknown key) is reported in Change.Failed and
 // does not fail the step. Values are read back rather than trusting
 // sysctl's exit status, which is 0 for read-only keys before procps 4.0.4
-// (hosts.md §3.3).
+// (docs/reference/hosts.md §3.3).
 type Sysctl struct {
 	Values map[string]string
 	// Path defaults to SysctlPath.
@@ -29,37 +30,27 @@ type Sysctl struct {
 }
 
 func (s Sysctl) path() string {
-	if s.Path == "" {
-		return SysctlPath
-	}
-	return s.Path
+	return cmp.Or(s.Path, SysctlPath)
 }
 
 func (s Sysctl) keys() ([]string, error) {
-	keys := make([]string, 0, len(s.Values))
-	for k, v := range s.Values {
+	keys := slices.Sorted(maps.Keys(s.Values))
+	for _, k := range keys {
 		if !sysctlKey.MatchString(k) {
 			return nil, fmt.Errorf("%q is not a sysctl key", k)
 		}
-		if strings.ContainsAny(v, "\n\r\x00") {
+		if strings.ContainsAny(s.Values[k], "\n\r\x00") {
 			return nil, fmt.Errorf("sysctl %s: the value holds a line break", k)
 		}
-		keys = append(keys, k)
 	}
-	sort.Strings(keys)
 	return keys, nil
 }
 
 // RenderSysctl is the sysctl.d file for values, keys sorted.
 func RenderSysctl(values map[string]string) []byte {
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("# Written by cargoship; changes here are overwritten on the next apply.\n")
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, strings.TrimSpace(values[k]))
 	}
 	return []byte(b.String())
@@ -89,7 +80,7 @@ type sysctlValue struct {
 }
 
 func readSysctls(ctx context.Context, r host.Runner, keys []string) (map[string]sysctlValue, error) {
-	out, err := sudoScript(ctx, r, sysctlRead, keys...)
+	out, err := r.Sudo(ctx, host.Script(sysctlRead, keys...))
 	if err != nil {
 		return nil, fmt.Errorf("reading sysctl values: %w", err)
 	}
@@ -120,7 +111,7 @@ func (s Sysctl) plan(ctx context.Context, r host.Runner) (diff []string, c Chang
 	if err != nil {
 		return nil, c, false, err
 	}
-	old, exists, err := hostfile.Read(ctx, r, s.path())
+	old, exists, err := host.ReadFileIfExists(ctx, r, s.path())
 	if err != nil {
 		return nil, c, false, err
 	}
@@ -170,13 +161,13 @@ func (s Sysctl) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	c := Change{Failed: planned.Failed}
 	if writeFile {
 		if len(s.Values) == 0 {
-			if err := hostfile.Remove(ctx, r, s.path()); err != nil {
+			if err := host.Remove(ctx, r, s.path()); err != nil {
 				return Change{}, err
 			}
 			c.actionf("remove %s", s.path())
 			return c, nil
 		}
-		if err := hostfile.Write(ctx, r, s.path(), RenderSysctl(s.Values), 0o644); err != nil {
+		if _, err := host.WriteFile(ctx, r, s.path(), RenderSysctl(s.Values), 0o644, ""); err != nil {
 			return Change{}, err
 		}
 		c.actionf("write %s", s.path())
@@ -188,7 +179,7 @@ func (s Sysctl) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	for i, k := range diff {
 		args[i] = k + "=" + strings.TrimSpace(s.Values[k])
 	}
-	out, err := sudoScript(ctx, r, sysctlWrite, args...)
+	out, err := r.Sudo(ctx, host.Script(sysctlWrite, args...))
 	if err != nil {
 		return Change{}, fmt.Errorf("setting sysctl values: %w", err)
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 // TestSysctl_Root sets real keys in a throwaway network namespace (net.*
 // keys are per namespace), twice: the second run must change nothing, and
 // a read-only key and an unknown key are reported, not fatal, each time.
 func TestSysctl_Root(t *testing.T) {
-	r := ostest.Netns(t)
+	r := hosttest.Netns(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sysctl.d", "90-cargoship.conf")
 	step := Sysctl{Path: path, Values: map[string]string{

@@ -2,11 +2,12 @@ package hostos
 
 import (
 	"context"
-	"encoding/base64"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 func TestRenderSysctlSorted(t *testing.T) {
@@ -28,7 +29,7 @@ func TestRenderSysctlSorted(t *testing.T) {
 
 func TestSysctlRejectsBadInput(t *testing.T) {
 	for _, v := range []map[string]string{{"a;reboot": "1"}, {"net.ipv4.ip_forward": "1\nkernel.panic = 0"}} {
-		if _, err := (Sysctl{Values: v}).Plan(context.Background(), &ostest.Fake{}); err == nil {
+		if _, err := (Sysctl{Values: v}).Plan(context.Background(), &hosttest.Fake{}); err == nil {
 			t.Errorf("%q should be refused", v)
 		}
 	}
@@ -37,10 +38,12 @@ func TestSysctlRejectsBadInput(t *testing.T) {
 // TestSysctlPlanFromCapturedOutput: the plan names only differing keys,
 // compares multi-value keys field by field and reports unknown keys.
 func TestSysctlPlanFromCapturedOutput(t *testing.T) {
-	path := "/etc/sysctl.d/90-cargoship.conf"
+	path := filepath.Join(t.TempDir(), "90-cargoship.conf")
 	values := map[string]string{"net.ipv4.ip_forward": "1", "net.ipv4.ping_group_range": "0 2147483647", "net.bridge.bridge-nf-call-iptables": "1"}
-	f := (&ostest.Fake{}).
-		On("base64", "present\n"+b64(RenderSysctl(values))).
+	if err := os.WriteFile(path, RenderSysctl(values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := (&hosttest.Fake{Else: &hosttest.Local{}}).
 		On("sysctl -n", "net.bridge.bridge-nf-call-iptables\terr\tro\tsysctl: cannot stat /proc/sys/net/bridge/bridge-nf-call-iptables: No such file or directory\n"+
 			"net.ipv4.ip_forward\tok\trw\t0\n"+
 			"net.ipv4.ping_group_range\tok\trw\t0 2147483647\n")
@@ -55,8 +58,6 @@ func TestSysctlPlanFromCapturedOutput(t *testing.T) {
 		t.Errorf("failed = %v", c.Failed)
 	}
 }
-
-func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) + "\n" }
 
 func contains(list []string, s string) bool {
 	for _, l := range list {
