@@ -19,7 +19,7 @@ import (
 // walkStep is one phase of the apply walk and what must be true after it.
 type walkStep struct {
 	name   string // Test_NN_Name
-	title  string // the phase's title, pinning seeds/003's order
+	title  string // the phase's title, pinning docs/apply.md's order
 	engine bool   // needs a running engine: stood down in a stage-only run
 	check  func(t *testing.T, s *node.Fleet)
 }
@@ -62,7 +62,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		}},
 		{"Test_04_ValidateHosts", "Validate hosts", false, nil},
 		{"Test_05_DistroFacts", "Gathering facts about the distro installed", false, func(t *testing.T, s *node.Fleet) {
-			// The apply walk expects hosts with no engine on them (seeds/000):
+			// The apply walk expects hosts with no engine on them (docs/e2e.md):
 			// it is what makes the later upgrade assertions mean anything.
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.Empty(t, h.EngineVersion, "%s already runs an engine; reset or rebuild the hosts before installing again", name)
@@ -126,7 +126,8 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
 					// The package has no debs for controllers: APT must not claim
-					// them (seeds/001), they fall to the binary route.
+					// them (docs/apply.md, Install routes), they fall to the binary
+					// route.
 					assert.Empty(t, h.Route, "%s: APT claimed a host it uploaded nothing to", name)
 					_, has := in.try(t, name, "test -e "+pkg.Deb)
 					assert.False(t, has)

@@ -10,9 +10,9 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/action"
 )
 
-// TestClusterPhases runs the walks of seeds/000 in one process: apply, then
-// a converged re-run, then join, upgrade and reset. The walks after apply
-// start from the cluster the apply walk installed.
+// TestClusterPhases runs the walks docs/e2e.md lists in one process:
+// apply, then a converged re-run, then join, upgrade and reset. The walks
+// after apply start from the cluster the apply walk installed.
 func TestClusterPhases(t *testing.T) {
 	w := provision(t)
 	pkg := buildTestPackage(t, engineVersion, engineVersionBuilt)

@@ -42,7 +42,8 @@ func boolEnv(name string) (bool, error) {
 
 // stageOnly says the run stops asserting at the boundary phase 19 draws:
 // everything before it stages files and renders configuration, everything
-// after it installs, starts or queries the engine (seeds/001).
+// after it installs, starts or queries the engine
+// (docs/reference/behaviour.md, "The staging half of apply").
 func stageOnly() (bool, error) { return boolEnv(envStageOnly) }
 
 // upgradeEnabled opts into the upgrade walk.

@@ -7,9 +7,9 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
-// views are the two ways the suite reads one inventory (seeds/000): the
-// apply walk's view holds every host except the join host, the join walk's
-// view holds all of them.
+// views are the two ways the suite reads one inventory (docs/e2e.md,
+// CARGOSHIP_E2E_JOIN_HOST): the apply walk's view holds every host except
+// the join host, the join walk's view holds all of them.
 type views struct {
 	Apply *v1alpha1.Cluster
 	All   *v1alpha1.Cluster
@@ -45,7 +45,8 @@ func holdOut(c *v1alpha1.Cluster, join string) (views, error) {
 }
 
 // checkSuiteInventory holds a user's inventory to what the suite needs
-// (seeds/000): a controller, a role and a privateAddress on every host.
+// (docs/e2e.md, Backends): a controller, a role and a privateAddress on
+// every host.
 func checkSuiteInventory(c *v1alpha1.Cluster) error {
 	if countsFor(c).Controllers == 0 {
 		return fmt.Errorf("the inventory has no host with a controller role: there is no control plane to install")

@@ -21,7 +21,8 @@ type walker struct {
 }
 
 // runOptions are the options the suite runs cargoship with: the CLI's,
-// with both update switches on and the seeds' high concurrency.
+// with both update switches on and a concurrency above any fleet's size,
+// so every host is worked on in one batch.
 func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
 	return action.Options{
 		PackagePath: pkgPath,
@@ -62,7 +63,7 @@ func newWalker(t *testing.T, o action.Options, phases []phase.Phase) *walker {
 }
 
 // step runs the next phase, which must have the given title: the suite
-// pins seeds/003's order.
+// pins the order docs/apply.md lists.
 func (wk *walker) step(t *testing.T, title string) string {
 	t.Helper()
 	if wk.failed != "" {

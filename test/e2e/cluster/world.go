@@ -122,9 +122,9 @@ func (w *world) provisionContainers(t *testing.T) {
 	w.setViews(t, c, join)
 }
 
-// readInventory reads a user's inventory (seeds/000): it is read through the
-// loader the CLI uses, and refused before any host is touched when it does
-// not have what the suite needs.
+// readInventory reads a user's inventory (docs/e2e.md, Backends): it is
+// read through the loader the CLI uses, and refused before any host is
+// touched when it does not have what the suite needs.
 func (w *world) readInventory(t *testing.T) {
 	t.Helper()
 	p := os.Getenv(envInventory)
