@@ -4,19 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
+	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
@@ -70,7 +63,9 @@ WantedBy=multi-user.target
 // buildPackage writes the definition and its files under dir and creates
 // the package with cargoship's own create.
 func buildPackage(ctx context.Context, dir string) (string, error) {
-	img, stop, err := startRegistry()
+	// the package's image archive has to come from a pull, as the e2e
+	// suite's does: an in-process registry with one random image
+	img, stop, err := imagetest.ServeRandom("bench/pause:1.0", "amd64", layerSize, layers)
 	if err != nil {
 		return "", err
 	}
@@ -184,33 +179,4 @@ func pseudoPEM() []byte {
 	}
 	b.WriteString("-----END CERTIFICATE-----\n")
 	return []byte(b.String())
-}
-
-// startRegistry serves an in-process registry with one random image, as
-// the e2e suite does: the package's image archive has to come from a pull.
-func startRegistry() (string, func(), error) {
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	ref := strings.TrimPrefix(srv.URL, "http://") + "/bench/pause:1.0"
-	fail := func(err error) (string, func(), error) { srv.Close(); return "", nil, err }
-	img, err := random.Image(layerSize, layers)
-	if err != nil {
-		return fail(err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return fail(err)
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", "amd64"
-	if img, err = mutate.ConfigFile(img, cf); err != nil {
-		return fail(err)
-	}
-	r, err := name.ParseReference(ref, name.Insecure)
-	if err != nil {
-		return fail(err)
-	}
-	if err := remote.Write(r, img); err != nil {
-		return fail(fmt.Errorf("pushing %s: %w", ref, err))
-	}
-	return ref, srv.Close, nil
 }

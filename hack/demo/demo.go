@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -49,7 +51,10 @@ func (d *demo) steps(ctx context.Context) error {
 	image, stopRegistry := "", func() {}
 	defer func() { stopRegistry() }()
 	if err := d.step("Write the distro definition", func() error {
-		ref, stop, err := startRegistry()
+		// A registry inside this process on loopback, holding one small
+		// random image, so create pulls an image the way it would from a
+		// real registry, with no network.
+		ref, stop, err := imagetest.ServeRandom("demo/pause:1.0", runtime.GOARCH, 32<<10, 2)
 		if err != nil {
 			// Images are the one optional part: say so and go on without.
 			fmt.Printf("no in-process registry (%v): the package will carry no image\n", err)

@@ -2,93 +2,51 @@ package pkgfile
 
 import (
 	"fmt"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/image"
+	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 )
 
-// testRegistry is go-containerregistry's in-process registry behind a real
-// HTTP server, holding multi-arch images and counting blob downloads.
+// testRegistry is an in-process registry holding multi-arch images.
 type testRegistry struct {
-	*httptest.Server
-	host string
+	*imagetest.Registry
 	// digests[ref][arch] is the registry's manifest digest of ref on arch.
 	digests map[string]map[string]string
-
-	mu       sync.Mutex
-	blobGets int
 }
 
 func newTestRegistry(t testing.TB) *testRegistry {
 	t.Helper()
-	tr := &testRegistry{digests: map[string]map[string]string{}}
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	tr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/") {
-			tr.mu.Lock()
-			tr.blobGets++
-			tr.mu.Unlock()
-		}
-		reg.ServeHTTP(w, r)
-	}))
+	tr := &testRegistry{Registry: imagetest.NewRegistry(), digests: map[string]map[string]string{}}
 	t.Cleanup(tr.Close)
-	tr.host = strings.TrimPrefix(tr.URL, "http://")
 	return tr
-}
-
-func (tr *testRegistry) blobDownloads() int {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return tr.blobGets
 }
 
 // pushMultiArch pushes an index of one random image per architecture and
 // returns the reference.
 func (tr *testRegistry) pushMultiArch(t testing.TB, repoTag string) string {
 	t.Helper()
-	ref := tr.host + "/" + repoTag
-	idx := v1.ImageIndex(empty.Index)
-	tr.digests[ref] = map[string]string{}
+	images := map[string]v1.Image{}
+	digests := map[string]string{}
 	for _, arch := range []string{"amd64", "arm64"} {
-		img, err := random.Image(64<<10, 2)
-		require.NoError(t, err)
-		cf, err := img.ConfigFile()
-		require.NoError(t, err)
-		cf = cf.DeepCopy()
-		cf.OS, cf.Architecture = "linux", arch
-		img, err = mutate.ConfigFile(img, cf)
+		img, err := imagetest.RandomImage(arch, 64<<10, 2)
 		require.NoError(t, err)
 		img = mutate.MediaType(img, types.DockerManifestSchema2)
 		d, err := img.Digest()
 		require.NoError(t, err)
-		tr.digests[ref][arch] = d.String()
-		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
-			Add:        img,
-			Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: arch}},
-		})
+		images[arch], digests[arch] = img, d.String()
 	}
-	r, err := name.ParseReference(ref)
+	ref, err := tr.PushIndex(repoTag, images)
 	require.NoError(t, err)
-	require.NoError(t, remote.WriteIndex(r, idx))
+	tr.digests[ref] = digests
 	return ref
 }
 
@@ -162,13 +120,13 @@ func TestSecondCreateWithImagesDownloadsNothing(t *testing.T) {
 	first := createOpts(t, def)
 	first.CacheDir, first.InsecureRegistry = cache, true
 	a := mustCreate(t, first)
-	pulled := reg.blobDownloads()
+	pulled := reg.BlobGets()
 	require.Positive(t, pulled)
 
 	second := createOpts(t, def)
 	second.CacheDir, second.InsecureRegistry = cache, true
 	b := mustCreate(t, second)
-	assert.Equal(t, pulled, reg.blobDownloads(), "the second create pulled no blob")
+	assert.Equal(t, pulled, reg.BlobGets(), "the second create pulled no blob")
 
 	da, _ := os.ReadFile(a.Path)
 	db, _ := os.ReadFile(b.Path)
@@ -178,7 +136,7 @@ func TestSecondCreateWithImagesDownloadsNothing(t *testing.T) {
 func TestCreateFailsOnAMissingImageAndLeavesNothing(t *testing.T) {
 	reg := newTestRegistry(t)
 	ref := reg.pushMultiArch(t, "demo/app:1.0")
-	opts := createOpts(t, demoWithImages(t, "none", ref, reg.host+"/demo/missing:9.9"))
+	opts := createOpts(t, demoWithImages(t, "none", ref, reg.Ref("demo/missing:9.9")))
 	opts.InsecureRegistry = true
 	_, err := Create(t.Context(), opts)
 	require.ErrorContains(t, err, "demo/missing:9.9")

@@ -58,6 +58,18 @@ func NewRegistry() *Registry {
 	return reg
 }
 
+// ServeRandom starts a registry holding one random image for linux/arch
+// (see PushRandom) as repoTag, and returns the image's reference and a
+// function that stops the registry.
+func ServeRandom(repoTag, arch string, layerSize int64, layers int) (ref string, stop func(), err error) {
+	reg := NewRegistry()
+	if ref, err = reg.PushRandom(repoTag, arch, layerSize, layers); err != nil {
+		reg.Close()
+		return "", nil, err
+	}
+	return ref, reg.Close, nil
+}
+
 // SetFault puts f in front of the registry: it sees every request and
 // answers it itself when it returns true. nil removes it.
 func (reg *Registry) SetFault(f func(w http.ResponseWriter, r *http.Request) bool) {

@@ -3,21 +3,13 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
+	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	testengine "github.com/colonel-byte/cargoship/test/engine"
 )
@@ -53,33 +45,15 @@ func buildTestEngine(t testing.TB, dir, version string) string {
 	return bin
 }
 
-// startRegistry serves go-containerregistry's registry on this machine's
-// loopback with one random image pushed, and returns its reference.
+// startRegistry serves an in-process registry on this machine's loopback
+// with one random image pushed, and returns its reference.
 func startRegistry(t testing.TB) string {
 	t.Helper()
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	t.Cleanup(srv.Close)
-	ref := strings.TrimPrefix(srv.URL, "http://") + "/e2e/pause:1.0"
-	img, err := random.Image(32<<10, 2)
+	ref, stop, err := imagetest.ServeRandom("e2e/pause:1.0", "amd64", 32<<10, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", "amd64"
-	if img, err = mutate.ConfigFile(img, cf); err != nil {
-		t.Fatal(err)
-	}
-	r, err := name.ParseReference(ref, name.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := remote.Write(r, img); err != nil {
-		t.Fatalf("pushing %s: %v", ref, err)
-	}
+	t.Cleanup(stop)
 	return ref
 }
 
