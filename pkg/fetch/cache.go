@@ -109,7 +109,7 @@ func (c *Cache) Verify(sum string) (bool, error) {
 	if ok && seen == stamp {
 		return true, nil
 	}
-	got, _, err := hashFile(path)
+	got, _, err := HashFile(path)
 	if err != nil {
 		return false, fmt.Errorf("cache blob %s: %w", path, err)
 	}
@@ -198,8 +198,9 @@ func (c *Cache) writeAtomic(path string, b []byte) error {
 	return nil
 }
 
-// hashFile returns the sha256 hex digest and size of a file.
-func hashFile(path string) (string, int64, error) {
+// HashFile returns the sha256 of the file at path, in lower-case hex, and
+// its size.
+func HashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err

@@ -98,7 +98,7 @@ func (f *Fetcher) download(ctx context.Context, u *url.URL, bw *BlobWriter) (err
 			wait = st.retryAfter
 		}
 		f.logger().Warn("download failed, retrying", "url", u.Redacted(), "attempt", attempts,
-			"received", bw.Size(), "wait", wait, "err", err)
+			"received", bw.Size(), "wait", wait, "error", err)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("download %s: %w", u.Redacted(), context.Cause(ctx))

@@ -204,7 +204,7 @@ func local(p, expected string) (string, Result, error) {
 	if !fi.Mode().IsRegular() {
 		return "", Result{}, fmt.Errorf("fetch: local file %s is not a regular file", p)
 	}
-	sum, size, err := hashFile(p)
+	sum, size, err := HashFile(p)
 	if err != nil {
 		return "", Result{}, fmt.Errorf("fetch: local file %s: %w", p, err)
 	}

@@ -72,7 +72,7 @@ func (t *logTask) Done(err error) {
 	}
 	args := t.attrs(t.p.now())
 	if err != nil {
-		t.p.log.Warn("transfer failed", append(args, "err", err)...)
+		t.p.log.Warn("transfer failed", append(args, "error", err)...)
 		return
 	}
 	t.p.log.Info("transferred", args...)
