@@ -1,6 +1,7 @@
 package firewall
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -8,11 +9,11 @@ import (
 	"strings"
 )
 
-// fakeFirewalld models firewall-cmd 1.x as hosts.md §5.1 describes it:
-// --permanent changes only the permanent configuration, --reload copies it
-// to the runtime, runtime references to unknown ipsets are INVALID_IPSET,
-// repeated adds are warnings with exit 0, --new-* on an existing name is
-// NAME_CONFLICT (26), and a source belongs to one zone.
+// fakeFirewalld models firewall-cmd 1.x as docs/reference/hosts.md §5.1
+// describes it: --permanent changes only the permanent configuration, --reload
+// copies it to the runtime, runtime references to unknown ipsets are
+// INVALID_IPSET, repeated adds are warnings with exit 0, --new-* on an
+// existing name is NAME_CONFLICT (26), and a source belongs to one zone.
 type fakeFirewalld struct {
 	Running    bool
 	Default    string
@@ -48,10 +49,16 @@ func newFakeFirewalld() *fakeFirewalld {
 	return f
 }
 
+// clone deep-copies a configuration.
 func clone(c fwConf) fwConf {
 	var out fwConf
-	b := must(jsonMarshal(c))
-	must0(jsonUnmarshal(b, &out))
+	b, err := json.Marshal(c)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		panic(err)
+	}
 	return out
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Front end names, as Status and Firewall.Name report them.
@@ -144,7 +143,7 @@ func runScript(ctx context.Context, r host.Runner, cmds []string) error {
 		return nil
 	}
 	script := "set -e\n" + strings.Join(cmds, "\n")
-	_, err := r.Sudo(ctx, shell.Join("sh", "-c", script))
+	_, err := r.Sudo(ctx, host.Script(script))
 	return err
 }
 

@@ -2,12 +2,14 @@ package firewall
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
 )
 
 func TestNormalize(t *testing.T) {
@@ -94,7 +96,7 @@ func TestChoose(t *testing.T) {
 }
 
 func TestDetectAll(t *testing.T) {
-	f := (&ostest.Fake{}).
+	f := (&hosttest.Fake{}).
 		On("firewall-cmd --state", "not running\n").
 		On("ufw status", "absent\n").
 		On("nft list tables", "active\n")
@@ -108,49 +110,54 @@ func TestDetectAll(t *testing.T) {
 }
 
 // TestNFTablesPlanUnit covers what the namespace test cannot touch: the
-// boot unit, from captured answers.
+// boot unit, from captured answers, with the table file and the unit as
+// real files.
 func TestNFTablesPlanUnit(t *testing.T) {
+	ctx := context.Background()
 	file, err := RenderNFT(cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unit := renderNFTUnit("/usr/sbin/nft", NFTPath)
-	state := func(enabled, active string) string {
-		return "nft=/usr/sbin/nft\ntable=yes\nenabled=" + enabled + "\nactive=" + active + "\n"
+	dir := t.TempDir()
+	n := &NFTables{Path: filepath.Join(dir, "cargoship.nft"), UnitDir: filepath.Join(dir, "system")}
+	if err := os.WriteFile(n.Path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	read := func(f *ostest.Fake, path, body string) *ostest.Fake {
-		return f.On("sh "+path, "present\n"+b64(body))
+	answering := func(state string) *hosttest.Fake {
+		return (&hosttest.Fake{Else: &hosttest.Local{}}).On("nft list chains", "nft=/usr/sbin/nft\ntable=yes\n"+state)
 	}
-	converged := read(read((&ostest.Fake{}).On("nft list chains", state("enabled", "active")), NFTPath, file), "/etc/systemd/system/"+NFTUnit, unit)
-	p, err := (&NFTables{}).Plan(context.Background(), converged, cluster)
-	if err != nil || p.Changed() {
-		t.Errorf("converged host: %+v %v", p, err)
-	}
-	fresh := read((&ostest.Fake{}).On("nft list chains", state("disabled", "inactive")).On("sh /etc/systemd", "absent\n"), NFTPath, file)
-	p, err = (&NFTables{}).Plan(context.Background(), fresh, cluster)
+	fresh, err := n.Plan(ctx, answering("enabled=disabled\nactive=inactive\n"), cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, a := range p.Actions {
+	for _, a := range fresh.Actions {
 		got = append(got, a.Summary)
 	}
-	want := "write /etc/systemd/system/cargoship-nftables.service|enable cargoship-nftables.service so the table is loaded at boot|start cargoship-nftables.service"
+	want := "write " + n.unitPath() + "|enable cargoship-nftables.service so the table is loaded at boot|start cargoship-nftables.service"
 	if strings.Join(got, "|") != want {
 		t.Errorf("plan = %q", got)
 	}
-	noSystemd := read((&ostest.Fake{}).On("nft list chains", "nft=/usr/sbin/nft\ntable=yes\nsystemd=no\n"), NFTPath, file)
-	if p, err := (&NFTables{}).Plan(context.Background(), noSystemd, cluster); err != nil || p.Changed() || len(p.Warnings) != 1 {
+	if err := os.MkdirAll(n.UnitDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(n.unitPath(), []byte(renderNFTUnit("/usr/sbin/nft", n.Path)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := n.Plan(ctx, answering("enabled=enabled\nactive=active\n"), cluster); err != nil || p.Changed() {
+		t.Errorf("converged host: %+v %v", p, err)
+	}
+	if p, err := n.Plan(ctx, answering("systemd=no\n"), cluster); err != nil || p.Changed() || len(p.Warnings) != 1 {
 		t.Errorf("no systemd: %+v %v", p, err)
 	}
-	if _, err := (&NFTables{}).Plan(context.Background(), (&ostest.Fake{}).On("nft list chains", "nft=\n"), cluster); err == nil {
+	if _, err := n.Plan(ctx, (&hosttest.Fake{Else: &hosttest.Local{}}).On("nft list chains", "nft=\n"), cluster); err == nil {
 		t.Error("no nft should be an error")
 	}
 }
 
 func TestRenderNFTUnitRefusesOddPath(t *testing.T) {
-	n := &NFTables{Path: "/etc/cargo ship/x.nft"}
-	f := (&ostest.Fake{}).On("nft list chains", "nft=/usr/sbin/nft\ntable=no\nenabled=disabled\nactive=inactive\n").On("base64", "absent\n")
+	n := &NFTables{Path: filepath.Join(t.TempDir(), "cargo ship", "x.nft")}
+	f := (&hosttest.Fake{Else: &hosttest.Local{}}).On("nft list chains", "nft=/usr/sbin/nft\ntable=no\nenabled=disabled\nactive=inactive\n")
 	if _, err := n.Plan(context.Background(), f, cluster); err == nil {
 		t.Error("a path with a space cannot go into a unit file")
 	}

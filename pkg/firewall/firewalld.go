@@ -1,6 +1,7 @@
 package firewall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -43,7 +43,7 @@ func (Firewalld) Name() string { return NameFirewalld }
 // Detect implements Firewall: firewall-cmd --state prints "running" and
 // exits 0, or exits 252 (NOT_RUNNING).
 func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", `command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }; firewall-cmd --state 2>/dev/null || true`))
+	out, err := r.Sudo(ctx, host.Script(`command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }; firewall-cmd --state 2>/dev/null || true`))
 	if err != nil {
 		return false, false, fmt.Errorf("detecting firewalld: %w", err)
 	}
@@ -52,10 +52,7 @@ func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) 
 }
 
 func (f Firewalld) statePath() string {
-	if f.StatePath == "" {
-		return RichRulesState
-	}
-	return f.StatePath
+	return cmp.Or(f.StatePath, RichRulesState)
 }
 
 // ipsetWant is one of our ipsets and its desired entries.
@@ -140,7 +137,7 @@ func readFirewalld(ctx context.Context, r host.Runner, permanent bool, zone stri
 	if permanent {
 		mode = "permanent"
 	}
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", "set -e\n"+firewalldRead, "sh", mode, zone, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
+	out, err := r.Sudo(ctx, host.Script("set -e\n"+firewalldRead, mode, zone, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
 	if err != nil {
 		return fwState{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
 	}
@@ -191,7 +188,7 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 	if err != nil {
 		return p, nil, err
 	}
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", firewalldZone, "sh", s.iface))
+	out, err := r.Sudo(ctx, host.Script(firewalldZone, s.iface))
 	if err != nil {
 		return p, nil, fmt.Errorf("finding the firewalld zone: %w", err)
 	}
@@ -203,7 +200,7 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 	if err != nil {
 		return p, nil, err
 	}
-	recorded, _, err := hostfile.Read(ctx, r, f.statePath())
+	recorded, _, err := host.ReadFileIfExists(ctx, r, f.statePath())
 	if err != nil {
 		return p, nil, err
 	}
@@ -350,7 +347,7 @@ func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	if len(state) > 0 {
 		body = strings.Join(state, "\n") + "\n"
 	}
-	if _, err := hostfile.Sync(ctx, r, f.statePath(), []byte(body), 0o644); err != nil {
+	if _, err := host.WriteFile(ctx, r, f.statePath(), []byte(body), 0o644, ""); err != nil {
 		return Plan{}, err
 	}
 	return p, nil

@@ -7,20 +7,22 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
-// TestMain lets the test binary stand in for firewall-cmd and ufw: a
-// symlink named after the tool runs the fake below with its state in a
-// JSON file, so the front ends' scripts run in a real shell against a
-// daemon that keeps permanent and runtime configuration apart.
+// TestMain lets the test binary stand in for firewall-cmd and ufw: run
+// under the tool's name it runs the fake below with its state in a JSON
+// file, so the front ends' scripts run in a real shell against a daemon
+// that keeps permanent and runtime configuration apart.
 func TestMain(m *testing.M) {
-	switch filepath.Base(os.Args[0]) {
-	case "firewall-cmd":
-		os.Exit(runFake(func(st *fakeState) int { return st.Firewalld.run(os.Args[1:]) }))
-	case "ufw":
-		os.Exit(runFake(func(st *fakeState) int { return st.UFW.run(os.Args[1:]) }))
-	}
+	hosttest.ServeTools(map[string]func([]string) int{
+		"firewall-cmd": func(args []string) int {
+			return runFake("firewall-cmd", args, func(st *fakeState) int { return st.Firewalld.run(args) })
+		},
+		"ufw": func(args []string) int {
+			return runFake("ufw", args, func(st *fakeState) int { return st.UFW.run(args) })
+		},
+	})
 	os.Exit(m.Run())
 }
 
@@ -30,7 +32,7 @@ type fakeState struct {
 	Calls     [][]string
 }
 
-func runFake(run func(*fakeState) int) int {
+func runFake(tool string, args []string, run func(*fakeState) int) int {
 	path := os.Getenv("FAKE_FIREWALL_STATE")
 	st := &fakeState{}
 	b, err := os.ReadFile(path)
@@ -41,7 +43,7 @@ func runFake(run func(*fakeState) int) int {
 		fmt.Fprintln(os.Stderr, "fake: state:", err)
 		return 99
 	}
-	st.Calls = append(st.Calls, append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...))
+	st.Calls = append(st.Calls, append([]string{tool}, args...))
 	code := run(st)
 	b, _ = json.MarshalIndent(st, "", " ")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -53,25 +55,15 @@ func runFake(run func(*fakeState) int) int {
 
 // fakeHost is a Local runner whose PATH finds the fake tools first.
 type fakeHost struct {
-	*ostest.Local
+	*hosttest.Local
 	state string
 }
 
 func newFakeHost(t *testing.T, st *fakeState) *fakeHost {
 	t.Helper()
-	dir := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []string{"firewall-cmd", "ufw"} {
-		if err := os.Symlink(exe, filepath.Join(dir, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h := &fakeHost{state: filepath.Join(dir, "state.json")}
+	h := &fakeHost{Local: hosttest.Tools(t, "firewall-cmd", "ufw"), state: filepath.Join(t.TempDir(), "state.json")}
+	h.Env = append(h.Env, "FAKE_FIREWALL_STATE="+h.state)
 	h.save(t, st)
-	h.Local = &ostest.Local{Env: []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "FAKE_FIREWALL_STATE=" + h.state}}
 	return h
 }
 

@@ -1,6 +1,7 @@
 package firewall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/host/os/hostfile"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -22,12 +22,12 @@ const (
 	NFTTable = "inet cargoship"
 )
 
-// NFTables keeps cargoship's own table, inet cargoship, and touches no
-// other table: never `flush ruleset` (hosts.md §5.3). The table is written
-// as a file and loaded with nft -f, atomically (the add-then-delete idiom
-// at the top of the file replaces the old table in the same transaction);
-// it is loaded from a temporary file first and moved into place only once
-// nft accepted it, so a file in place is always the table that was
+// NFTables keeps cargoship's own table, inet cargoship, and touches no other
+// table: never `flush ruleset` (docs/reference/hosts.md §5.3). The table is
+// written as a file and loaded with nft -f, atomically (the add-then-delete
+// idiom at the top of the file replaces the old table in the same
+// transaction); it is loaded from a temporary file first and moved into place
+// only once nft accepted it, so a file in place is always the table that was
 // loaded. A dedicated unit loads it at boot and reloads it whenever the
 // distribution's nftables.service (whose stop flushes the whole ruleset)
 // restarts.
@@ -50,7 +50,7 @@ func (*NFTables) Name() string { return NameNFTables }
 
 // Detect implements Firewall: active means nft can list the ruleset.
 func (*NFTables) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", `command -v nft >/dev/null 2>&1 || { echo absent; exit 0; }; if nft list tables >/dev/null 2>&1; then echo active; else echo present; fi`))
+	out, err := r.Sudo(ctx, host.Script(`command -v nft >/dev/null 2>&1 || { echo absent; exit 0; }; if nft list tables >/dev/null 2>&1; then echo active; else echo present; fi`))
 	if err != nil {
 		return false, false, fmt.Errorf("detecting nftables: %w", err)
 	}
@@ -59,18 +59,11 @@ func (*NFTables) Detect(ctx context.Context, r host.Runner) (bool, bool, error) 
 }
 
 func (n *NFTables) path() string {
-	if n.Path == "" {
-		return NFTPath
-	}
-	return n.Path
+	return cmp.Or(n.Path, NFTPath)
 }
 
 func (n *NFTables) unitPath() string {
-	dir := n.UnitDir
-	if dir == "" {
-		dir = "/etc/systemd/system"
-	}
-	return path.Join(dir, NFTUnit)
+	return path.Join(cmp.Or(n.UnitDir, "/etc/systemd/system"), NFTUnit)
 }
 
 // RenderNFT renders the table file for d.
@@ -191,7 +184,7 @@ type nftFacts struct {
 }
 
 func readNFT(ctx context.Context, r host.Runner) (nftFacts, error) {
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", nftState, "sh", NFTUnit))
+	out, err := r.Sudo(ctx, host.Script(nftState, NFTUnit))
 	if err != nil {
 		return nftFacts{}, fmt.Errorf("reading nftables: %w", err)
 	}
@@ -244,7 +237,7 @@ func (n *NFTables) plan(ctx context.Context, r host.Runner, d Desired) (Plan, nf
 	for _, t := range facts.drops {
 		p.warnf("table %s drops input by default: an accept in %s cannot open what it drops; add the cluster's peers and ports to that table", t, NFTTable)
 	}
-	old, exists, err := hostfile.Read(ctx, r, n.path())
+	old, exists, err := host.ReadFileIfExists(ctx, r, n.path())
 	if err != nil {
 		return p, w, err
 	}
@@ -267,7 +260,7 @@ func (n *NFTables) plan(ctx context.Context, r host.Runner, d Desired) (Plan, nf
 		return p, w, fmt.Errorf("%s or %s cannot be written into a unit file: use letters, digits and / . _ -", n.path(), facts.nft)
 	}
 	w.unit = renderNFTUnit(facts.nft, n.path())
-	oldUnit, unitExists, err := hostfile.Read(ctx, r, n.unitPath())
+	oldUnit, unitExists, err := host.ReadFileIfExists(ctx, r, n.unitPath())
 	if err != nil {
 		return p, w, err
 	}
@@ -304,10 +297,10 @@ func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	}
 	switch {
 	case w.write:
-		if err := hostfile.Write(ctx, r, n.path()+".new", []byte(w.file), 0o644); err != nil {
+		if _, err := host.WriteFile(ctx, r, n.path()+".new", []byte(w.file), 0o644, ""); err != nil {
 			return Plan{}, err
 		}
-		if _, err := r.Sudo(ctx, shell.Join("sh", "-c", nftLoad, "sh", n.path())); err != nil {
+		if _, err := r.Sudo(ctx, host.Script(nftLoad, n.path())); err != nil {
 			return Plan{}, fmt.Errorf("loading %s: %w", n.path(), err)
 		}
 	case w.load:
@@ -316,7 +309,7 @@ func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 		}
 	}
 	if w.unitChanged {
-		if err := hostfile.Write(ctx, r, n.unitPath(), []byte(w.unit), 0o644); err != nil {
+		if _, err := host.WriteFile(ctx, r, n.unitPath(), []byte(w.unit), 0o644, ""); err != nil {
 			return Plan{}, err
 		}
 		if _, err := r.Sudo(ctx, "systemctl daemon-reload"); err != nil {

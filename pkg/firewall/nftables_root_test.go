@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
-	"github.com/colonel-byte/cargoship/pkg/host/os/ostest"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 var cluster = Desired{
@@ -26,7 +26,7 @@ var cluster = Desired{
 // table of someone else's that must survive, then after a flush of our
 // table (the plan must notice and load it again).
 func TestNFTables_Root(t *testing.T) {
-	r := ostest.Netns(t)
+	r := hosttest.Netns(t)
 	if _, err := os.Stat("/usr/sbin/nft"); err != nil {
 		t.Skip("needs nft (apt-get install -y nftables)")
 	}
@@ -113,7 +113,10 @@ func TestNFTables_Root(t *testing.T) {
 // TestNFTablesRejectedFileKeepsOld_Root: a file nft refuses is never moved
 // into place, and the table loaded before stays.
 func TestNFTablesRejectedFileKeepsOld_Root(t *testing.T) {
-	r := ostest.Netns(t)
+	r := hosttest.Netns(t)
+	if _, err := os.Stat("/usr/sbin/nft"); err != nil {
+		t.Skip("needs nft (apt-get install -y nftables)")
+	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cargoship.nft")
 	n := &NFTables{Path: path, NoUnit: true}

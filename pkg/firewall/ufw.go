@@ -14,11 +14,11 @@ import (
 // be found, compared and removed while the admin's are left alone.
 const ufwTag = "cargoship"
 
-// UFW configures ufw, and only an active one: cargoship never runs ufw
-// enable, which flushes the chains and can cut the SSH connection
-// (hosts.md §5.2). Peers and cluster networks are allowed from, ports are
-// allowed to; drop and reject rules are prepended so they come before the
-// allows (ufw takes the first matching rule).
+// UFW configures ufw, and only an active one: cargoship never runs ufw enable,
+// which flushes the chains and can cut the SSH connection
+// (docs/reference/hosts.md §5.2). Peers and cluster networks are allowed from,
+// ports are allowed to; drop and reject rules are prepended so they come
+// before the allows (ufw takes the first matching rule).
 type UFW struct{}
 
 // Name implements Firewall.
@@ -26,7 +26,7 @@ func (UFW) Name() string { return NameUFW }
 
 // Detect implements Firewall. ufw's messages are translated: LC_ALL=C.
 func (UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, shell.Join("sh", "-c", `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`))
+	out, err := r.Sudo(ctx, host.Script(`command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`))
 	if err != nil {
 		return false, false, fmt.Errorf("detecting ufw: %w", err)
 	}
