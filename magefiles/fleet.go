@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/magefile/mage/mg"
 
+	"github.com/colonel-byte/cargoship/internal/repo"
 	testfleet "github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -44,9 +44,9 @@ func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *stri
 		if lerr := fleetPrint(ctx, p, f.Name); lerr != nil && err == nil {
 			err = lerr
 		}
-		fmt.Printf("\nInventory: %s\n", fleetRel(f.InventoryPath))
+		fmt.Printf("\nInventory: %s\n", repo.Rel(f.InventoryPath))
 		if len(f.Hosts) > 0 {
-			fmt.Printf("SSH:       ssh %s\n", strings.Join(fleetRelArgs(testfleet.SSHArgs(f, f.Hosts[0], testfleet.UserRoot)[1:]), " "))
+			fmt.Printf("SSH:       ssh %s\n", strings.Join(repo.RelArgs(testfleet.SSHArgs(f, f.Hosts[0], testfleet.UserRoot)[1:]), " "))
 		}
 		fmt.Printf("Sudo:      user %s, password %s\n", f.SudoUser, f.SudoPassword)
 	}
@@ -106,7 +106,7 @@ func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
 			continue
 		}
 		shown++
-		fmt.Printf("fleet %s (%s) %s\n", s.Name, s.Backend, fleetRel(s.Dir))
+		fmt.Printf("fleet %s (%s) %s\n", s.Name, s.Backend, repo.Rel(s.Dir))
 		if len(s.Hosts) > 0 {
 			tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 			_, _ = fmt.Fprintln(tw, "HOST\tROLE\tPROFILE\tSTATE\tADDRESS")
@@ -137,30 +137,7 @@ func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
 
 // fleetLogging prints the fleet's progress lines plainly ("  ready: kc0
 // 2.6s"), since a person reads them while waiting.
-func fleetLogging() { slog.SetDefault(slog.New(fleetLineHandler{})) }
-
-type fleetLineHandler struct{ attrs []slog.Attr }
-
-func (fleetLineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
-func (h fleetLineHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString("  ")
-	if r.Level >= slog.LevelWarn {
-		b.WriteString(r.Level.String() + ": ")
-	}
-	b.WriteString(r.Message)
-	add := func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true }
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	fmt.Fprintln(os.Stderr, b.String())
-	return nil
-}
-func (h fleetLineHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return fleetLineHandler{attrs: append(append([]slog.Attr{}, h.attrs...), as...)}
-}
-func (h fleetLineHandler) WithGroup(string) slog.Handler { return h }
+func fleetLogging() { slog.SetDefault(slog.New(testfleet.LineHandler(os.Stderr))) }
 
 func fleetOr(p *string, def string) string {
 	if p == nil || *p == "" {
@@ -174,30 +151,4 @@ func intOr(p *int, def int) int {
 		return def
 	}
 	return *p
-}
-
-// fleetRel shortens a path under the working directory for display.
-func fleetRel(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
-}
-
-func fleetRelArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(v, "/") {
-			out[i] = k + "=" + fleetRel(v)
-		} else if strings.HasPrefix(a, "/") {
-			out[i] = fleetRel(a)
-		} else {
-			out[i] = a
-		}
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/internal/repo"
 	testengine "github.com/colonel-byte/cargoship/test/engine"
 )
 
@@ -46,7 +47,7 @@ func (d *demo) build(ctx context.Context) error {
 	// testengine.Build stamps the version and commit the way the e2e suite
 	// does; the command shown is what it runs.
 	fmt.Printf("$ CGO_ENABLED=0 go build -ldflags '-X .../buildinfo.Version=%s ...' -o %s ./test/engine/cmd/testengine\n",
-		engineBuilt, rel(filepath.Join(d.defDir(), "bin", "k3s")))
+		engineBuilt, repo.Rel(filepath.Join(d.defDir(), "bin", "k3s")))
 	if _, err := testengine.Build(ctx, filepath.Join(d.defDir(), "bin"), testengine.Binary{Engine: "k3s", Version: engineBuilt}); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
@@ -33,7 +34,7 @@ func (d *demo) cargoship() string { return filepath.Join(d.dir, "cargoship") }
 // env is what every cargoship command runs with: the fleet's known_hosts,
 // so host keys are checked strictly against the keys the fleet installed.
 func (d *demo) env() []string {
-	return []string{"SSH_KNOWN_HOSTS=" + rel(d.fleet.KnownHostsPath)}
+	return []string{"SSH_KNOWN_HOSTS=" + repo.Rel(d.fleet.KnownHostsPath)}
 }
 
 // steps runs the demo up to, not including, teardown. It stops at the first
@@ -69,7 +70,7 @@ func (d *demo) steps(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s:\n", rel(filepath.Join(d.defDir(), "distro.yaml")))
+		fmt.Printf("%s:\n", repo.Rel(filepath.Join(d.defDir(), "distro.yaml")))
 		indent(string(b))
 		return nil
 	}); err != nil {
@@ -136,11 +137,11 @@ func (d *demo) create(ctx context.Context, insecure bool) error {
 	}
 	made, _ := filepath.Glob(filepath.Join(d.dir, "cargoship-"+distroName+"-*.tar.zst"))
 	if len(made) != 1 {
-		return fmt.Errorf("create wrote %d packages named cargoship-%s-*.tar.zst in %s, want 1", len(made), distroName, rel(d.dir))
+		return fmt.Errorf("create wrote %d packages named cargoship-%s-*.tar.zst in %s, want 1", len(made), distroName, repo.Rel(d.dir))
 	}
 	d.pkg = made[0]
 	if st, err := os.Stat(d.pkg); err == nil {
-		fmt.Printf("package: %s (%.1f MB)\n", rel(d.pkg), float64(st.Size())/1e6)
+		fmt.Printf("package: %s (%.1f MB)\n", repo.Rel(d.pkg), float64(st.Size())/1e6)
 	}
 	return nil
 }

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // provider is the container backend with its progress lines printed
 // plainly: a person is watching them while the hosts boot.
 func provider() (fleet.Provider, error) {
-	return fleet.NewBackend("container", fleet.Options{Logger: slog.New(lineHandler{})})
+	return fleet.NewBackend("container", fleet.Options{Logger: slog.New(fleet.LineHandler(os.Stdout))})
 }
 
 // checkFleetFree refuses a fleet of the demo's name that is already up: it
@@ -32,7 +33,7 @@ func (d *demo) checkFleetFree(ctx context.Context) error {
 	for _, s := range list {
 		if s.Name == d.opts.fleet {
 			return fmt.Errorf("a fleet named %q is already up (%s). Pick another name with -fleet NAME, or tear it down first with: sudo env \"PATH=$PATH\" go run ./hack/demo -down -fleet %s (or: mage dev:fleetDown -fleet=%s)",
-				s.Name, rel(s.Dir), s.Name, s.Name)
+				s.Name, repo.Rel(s.Dir), s.Name, s.Name)
 		}
 	}
 	return nil
@@ -62,7 +63,7 @@ func (d *demo) fleetUp(ctx context.Context) error {
 	for _, h := range f.Hosts {
 		fmt.Printf("  %-4s %-10s %s\n", h.Name, h.Role, h.Address)
 	}
-	fmt.Printf("inventory:   %s\nknown_hosts: %s\n", rel(f.InventoryPath), rel(f.KnownHostsPath))
+	fmt.Printf("inventory:   %s\nknown_hosts: %s\n", repo.Rel(f.InventoryPath), repo.Rel(f.KnownHostsPath))
 	return nil
 }
 
@@ -105,51 +106,12 @@ func (d *demo) printKeep() {
 	fmt.Printf("\nFleet %s is left up (-keep).\n", name)
 	if f := d.fleet; f != nil && len(f.Hosts) > 0 {
 		args := fleet.SSHArgs(f, f.Hosts[0], fleet.UserRoot)
-		fmt.Printf("  log in:    ssh %s\n", strings.Join(relArgs(args), " "))
-		fmt.Printf("  kubectl:   ssh %s k3s kubectl get nodes -o wide\n", strings.Join(relArgs(args[1:]), " "))
+		fmt.Printf("  log in:    ssh %s\n", strings.Join(repo.RelArgs(args), " "))
+		fmt.Printf("  kubectl:   ssh %s k3s kubectl get nodes -o wide\n", strings.Join(repo.RelArgs(args[1:]), " "))
 		if d.pkg != "" {
 			fmt.Printf("  apply:     SSH_KNOWN_HOSTS=%s %s apply %s --config %s --confirm -H -F\n",
-				rel(f.KnownHostsPath), rel(d.cargoship()), rel(d.pkg), rel(f.InventoryPath))
+				repo.Rel(f.KnownHostsPath), repo.Rel(d.cargoship()), repo.Rel(d.pkg), repo.Rel(f.InventoryPath))
 		}
 	}
 	fmt.Printf("  tear down: sudo env \"PATH=$PATH\" go run ./hack/demo -down -fleet %s   (or: mage dev:fleetDown -fleet=%s)\n", name, name)
 }
-
-func relArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(v, "/") {
-			out[i] = k + "=" + rel(v)
-		} else {
-			out[i] = rel(a)
-		}
-	}
-	return out
-}
-
-// lineHandler prints the fleet's log records as indented lines.
-type lineHandler struct{ attrs []slog.Attr }
-
-func (lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
-
-func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString("  ")
-	if r.Level >= slog.LevelWarn {
-		b.WriteString(r.Level.String() + ": ")
-	}
-	b.WriteString(r.Message)
-	add := func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true }
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	_, err := fmt.Fprintln(os.Stdout, b.String())
-	return err
-}
-
-func (h lineHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return lineHandler{attrs: append(append([]slog.Attr{}, h.attrs...), as...)}
-}
-
-func (h lineHandler) WithGroup(string) slog.Handler { return h }

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/colonel-byte/cargoship/internal/repo"
 )
 
 // options are the demo's flags.
@@ -55,9 +57,9 @@ func run(o options) int {
 		fmt.Fprintf(os.Stderr, "-workers %d: want 0 to 20\n", o.workers)
 		return 2
 	}
-	root, err := repoRoot()
+	root, err := repo.Root()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintf(os.Stderr, "run the demo inside the cargoship checkout (%v)\n", err)
 		return 1
 	}
 	// Paths are printed relative to the repository, and the commands the

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/colonel-byte/cargoship/internal/repo"
 )
 
 // step prints a header, runs fn and prints how long it took.
@@ -84,9 +86,9 @@ func command(ctx context.Context, capture bool, env []string, name string, args 
 // display is a command line as a user would type it in the repository.
 func display(name string, args, env []string) string {
 	parts := append([]string{}, env...)
-	parts = append(parts, rel(name))
+	parts = append(parts, repo.Rel(name))
 	for _, a := range args {
-		a = rel(a)
+		a = repo.Rel(a)
 		if strings.ContainsAny(a, " \t'\"$") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
@@ -95,48 +97,9 @@ func display(name string, args, env []string) string {
 	return strings.Join(parts, " ")
 }
 
-// rel shortens a path under the working directory (the repository).
-func rel(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
-}
-
 // indent prints text with every line indented, for output read from hosts.
 func indent(text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		fmt.Println("    " + l)
-	}
-}
-
-// modulePath identifies the repository's go.mod.
-const modulePath = "github.com/colonel-byte/cargoship"
-
-// repoRoot walks up from the working directory to cargoship's go.mod, so
-// the demo may be started from anywhere inside the checkout.
-func repoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == modulePath {
-					return d, nil
-				}
-			}
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("run the demo inside the cargoship checkout (no go.mod of %s above %s)", modulePath, wd)
-		}
 	}
 }

@@ -9,16 +9,15 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra/doc"
 
+	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/pkg/cli"
 )
 
@@ -36,9 +35,9 @@ func main() {
 
 func run(dir string) error {
 	if dir == "" {
-		root, err := moduleRoot()
+		root, err := repo.Root()
 		if err != nil {
-			return err
+			return fmt.Errorf("%w; pass -dir", err)
 		}
 		dir = filepath.Join(root, "docs", "commands")
 	}
@@ -73,25 +72,4 @@ func run(dir string) error {
 	}
 	fmt.Printf("wrote %d pages into %s\n", len(pages), dir)
 	return nil
-}
-
-// moduleRoot finds the directory holding go.mod, from the working
-// directory up, so go generate in pkg/cli writes to the same place.
-func moduleRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		up := filepath.Dir(d)
-		if up == d || strings.TrimSpace(up) == "" {
-			return "", errors.New("no go.mod above the working directory; pass -dir")
-		}
-		d = up
-	}
 }

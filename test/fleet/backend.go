@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/colonel-byte/cargoship/internal/repo"
 )
 
 // Options configure a backend. The zero value uses the defaults.
@@ -98,7 +100,12 @@ func (o Options) withDefaults() (Options, error) {
 		o.StateDir = os.Getenv("CARGOSHIP_FLEET_DIR")
 	}
 	if o.StateDir == "" {
-		root, err := repoRoot()
+		// go test ./test/fleet (run in test/fleet) and mage (run at the
+		// root) agree on where build/fleet is
+		root, err := repo.Root()
+		if errors.Is(err, repo.ErrNotFound) {
+			root, err = os.Getwd()
+		}
 		if err != nil {
 			return o, err
 		}
@@ -122,31 +129,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	return o, nil
-}
-
-// modulePath identifies the repository root's go.mod.
-const modulePath = "github.com/colonel-byte/cargoship"
-
-// repoRoot walks up from the working directory to the go.mod of this
-// module, so `go test ./test/fleet` (run in test/fleet) and mage (run at the
-// root) agree on where build/fleet is.
-func repoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == modulePath {
-					return d, nil
-				}
-			}
-		}
-		if filepath.Dir(d) == d {
-			return wd, nil
-		}
-	}
 }
 
 // EnsureImage builds (if missing or stale) and verifies the container
