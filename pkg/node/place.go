@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/fetch"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
@@ -193,7 +194,7 @@ func (s *Fleet) HostFilePlacement(h *Host, i int, f v1alpha1.HostFile) (Placemen
 	if !filepath.IsAbs(src) {
 		src = filepath.Join(s.ClusterDir, src)
 	}
-	sum, size, err := hashFile(src)
+	sum, size, err := fetch.HashFile(src)
 	if err != nil {
 		return Placement{}, fmt.Errorf("%s: src: %w", where, err)
 	}
@@ -203,20 +204,6 @@ func (s *Fleet) HostFilePlacement(h *Host, i int, f v1alpha1.HostFile) (Placemen
 	pl.SHA256, pl.Size = sum, size
 	pl.Open = func() (io.ReadCloser, error) { return os.Open(src) }
 	return pl, nil
-}
-
-func hashFile(p string) (string, int64, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // PlanHosts runs PlanAll on every host with placements, in parallel.
