@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -97,14 +96,10 @@ func runCreate(cmd *cobra.Command, app *App, def string, fl createFlags) error {
 	display := fetch.NewProgress(app.Err, !noColor && isTerminal(app.Err))
 	opts.Progress = display
 
-	ctx := cmd.Context()
 	// --timeout bounds create only when asked for: a large package on a
 	// slow link may rightly take longer than the install default.
-	if cmd.Flags().Changed("timeout") || app.Getenv(EnvPrefix+"TIMEOUT") != "" {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, app.Settings.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := app.timeoutContext(cmd, true)
+	defer cancel()
 	res, err := pkgfile.Create(ctx, opts)
 	display.Wait()
 	if err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -62,12 +61,8 @@ func runKubeConfig(cmd *cobra.Command, app *App, o kubeConfigOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	if t := app.Settings.Timeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
+	ctx, cancel := app.timeoutContext(cmd, false)
+	defer cancel()
 	return action.KubeConfig(ctx, action.KubeConfigOptions{
 		ClusterPath: o.config, Engine: o.distro, Output: o.output, Stdout: app.Out,
 		Connect: host.ConnectOptions{Log: app.Log, LookupEnv: app.LookupEnv}, Log: app.Log,

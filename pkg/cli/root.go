@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -134,4 +135,19 @@ func Main() int {
 	}
 	printError(os.Stderr, err)
 	return 1
+}
+
+// timeoutContext is cmd's context bounded by the run's timeout: the one
+// place in pkg/cli where --timeout becomes a deadline (apply and prepare
+// hand Settings.Timeout to action.Run, which bounds the phases with it).
+// With onlyIfGiven, as create has it, the bound applies only when the user
+// gave a timeout with --timeout or CARGOSHIP_TIMEOUT; otherwise
+// Settings.Timeout applies (--timeout, CARGOSHIP_TIMEOUT, the settings
+// file, else 20m). A timeout of 0 or less bounds nothing.
+func (a *App) timeoutContext(cmd *cobra.Command, onlyIfGiven bool) (context.Context, context.CancelFunc) {
+	given := cmd.Flags().Changed("timeout") || a.Getenv(EnvPrefix+"TIMEOUT") != ""
+	if t := a.Settings.Timeout; t > 0 && (given || !onlyIfGiven) {
+		return context.WithTimeout(cmd.Context(), t)
+	}
+	return context.WithCancel(cmd.Context())
 }
