@@ -86,6 +86,23 @@ func TestFakeElseReachesRealFiles(t *testing.T) {
 	}
 }
 
+// TestLocalRewrite moves a host path under a temp directory, as a test of
+// code with fixed paths does; the recorded call is the command as given.
+func TestLocalRewrite(t *testing.T) {
+	root := t.TempDir()
+	l := &Local{Rewrite: func(cmd string) string { return strings.ReplaceAll(cmd, "/etc/rancher/", root+"/etc/rancher/") }}
+	ctx := context.Background()
+	if _, err := host.WriteFile(ctx, l, "/etc/rancher/k3s/config.yaml", []byte("a: b\n"), 0o600, ""); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "etc/rancher/k3s/config.yaml")); string(b) != "a: b\n" || err != nil {
+		t.Errorf("rewritten write: %q %v", b, err)
+	}
+	if calls := l.Calls(); len(calls) == 0 || strings.Contains(calls[0], root) {
+		t.Errorf("calls = %q", calls)
+	}
+}
+
 func TestToolsRunTheTestBinary(t *testing.T) {
 	r := Tools(t, "greet")
 	out, err := r.Run(context.Background(), "greet 'a b' c")

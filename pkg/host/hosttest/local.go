@@ -18,12 +18,15 @@ import (
 )
 
 // Local runs commands with /bin/sh on this machine. Prefix goes before
-// `sh -c CMD` (e.g. ip netns exec NS); Env is added to the environment.
-// Sudo is Run: tests either run as root or point steps at temporary paths.
+// `sh -c CMD` (e.g. ip netns exec NS); Env is added to the environment;
+// Rewrite, when set, turns the command line into the one that runs (e.g.
+// moving a host's absolute paths under a temp directory). Sudo is Run:
+// tests either run as root or point steps at temporary paths.
 type Local struct {
-	Name   string
-	Prefix []string
-	Env    []string
+	Name    string
+	Prefix  []string
+	Env     []string
+	Rewrite func(cmd string) string
 
 	mu    sync.Mutex
 	calls []string
@@ -46,6 +49,9 @@ func (l *Local) Run(ctx context.Context, cmd string, opts ...host.RunOption) (st
 	l.calls = append(l.calls, cmd)
 	l.mu.Unlock()
 	o := host.Apply(opts)
+	if l.Rewrite != nil {
+		cmd = l.Rewrite(cmd)
+	}
 	args := append(slices.Clone(l.Prefix), "sh", "-c", cmd)
 	c := exec.CommandContext(ctx, args[0], args[1:]...)
 	c.Env = append(c.Environ(), l.Env...)
