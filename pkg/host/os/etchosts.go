@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,7 +71,7 @@ func RenderHostsBlock(entries []HostsEntry) (block string, skipped []string, err
 			if !hostName.MatchString(n) {
 				return "", nil, fmt.Errorf("/etc/hosts: %q is not a host name", n)
 			}
-			if !containsString(names[addr], n) {
+			if !slices.Contains(names[addr], n) {
 				names[addr] = append(names[addr], n)
 			}
 		}
@@ -163,7 +164,7 @@ func hostsWarnings(body []byte, entries []HostsEntry) []string {
 		default:
 			f := strings.Fields(strings.SplitN(t, "#", 2)[0])
 			for _, n := range f[1:] {
-				if a, ok := want[n]; ok && !containsString(a, f[0]) {
+				if a, ok := want[n]; ok && !slices.Contains(a, f[0]) {
 					warns = append(warns, fmt.Sprintf("%s also maps %s to %s, outside the managed block, and may win over %s", HostsPath, n, f[0], strings.Join(a, ", ")))
 				}
 			}
@@ -212,13 +213,4 @@ func (e EtcHosts) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	}
 	_, err = host.WriteFile(ctx, r, e.path(), body, 0, "", host.InPlace())
 	return c, err
-}
-
-func containsString(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }

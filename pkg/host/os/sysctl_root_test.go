@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestSysctl_Root(t *testing.T) {
 	if !failed["kernel.ostype"] || !failed["net.cargoship.nonexistent_key"] || len(failed) != 2 {
 		t.Errorf("failed = %v", first.Failed)
 	}
-	if !contains(first.Actions, "set net.ipv4.ip_forward = 1") || !contains(first.Actions, "write "+path) {
+	if !slices.Contains(first.Actions, "set net.ipv4.ip_forward = 1") || !slices.Contains(first.Actions, "write "+path) {
 		t.Errorf("actions = %q", first.Actions)
 	}
 	out, err := r.Run(ctx, "sysctl -n net.ipv4.ip_forward")

@@ -58,12 +58,3 @@ func TestSysctlPlanFromCapturedOutput(t *testing.T) {
 		t.Errorf("failed = %v", c.Failed)
 	}
 }
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
-}
