@@ -86,7 +86,7 @@ func TestValidateJSON(t *testing.T) {
 		assert.Contains(t, w[0].Message, "prefer passEnv")
 	})
 	t.Run("clean", func(t *testing.T) {
-		out, _, err := validateCLI(t, testdataPath(t, "valid/cluster/seed-000-my-fleet.yaml"), "--json")
+		out, _, err := validateCLI(t, testdataPath(t, "valid/cluster/e2e-inventory-my-fleet.yaml"), "--json")
 		require.NoError(t, err)
 		assert.Equal(t, "[]\n", out)
 	})
