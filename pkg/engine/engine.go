@@ -54,6 +54,8 @@ type Engine interface {
 	// subdirectories, never their shared parents
 	// (docs/reference/behaviour.md, "Removing a host").
 	CleanupPaths() []string
+	// Removal is everything a reset takes off a node for this engine.
+	Removal() Removal
 	// ServerTokenPath is the founder's token file to read after it
 	// started, or "" when the engine has none (kubeadm).
 	ServerTokenPath() string

@@ -3,9 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
@@ -128,9 +126,6 @@ func (s *Fleet) WriteRendered(ctx context.Context, h *Host, phaseTitle string, r
 	return nil
 }
 
-// serverLine finds the join URL's host in an engine config.
-var serverLine = regexp.MustCompile(`(?m)^server:\s*"?https://(\[[^\]]+\]|[^":/\s]+):[0-9]+"?\s*$`)
-
 // JoinedThrough is the address a running node's config joins through, ""
 // when it names none (the founder) or cannot be read.
 func (s *Fleet) JoinedThrough(ctx context.Context, h *Host) string {
@@ -138,11 +133,7 @@ func (s *Fleet) JoinedThrough(ctx context.Context, h *Host) string {
 	if err != nil {
 		return ""
 	}
-	m := serverLine.FindSubmatch(b)
-	if m == nil {
-		return ""
-	}
-	return strings.Trim(string(m[1]), "[]")
+	return engine.ServerOf(b)
 }
 
 // EffectiveSpec is a host's inventory entry with what facts discovered
