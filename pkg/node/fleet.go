@@ -70,6 +70,8 @@ type Fleet struct {
 	kubeadm joinSecrets // kubeadm's join secrets, for upstream
 	// restarting is the controller being restarted, which kubectl avoids.
 	restarting *Host
+	// leaving are the hosts a reset takes out.
+	leaving map[*Host]bool
 }
 
 // New builds the run's hosts from the inventory.

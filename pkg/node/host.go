@@ -21,6 +21,10 @@ type Host struct {
 	EngineVersion string
 	// EngineRunning says the node's engine service is active.
 	EngineRunning bool
+	// JoinsThrough is the server the node's engine config joins through,
+	// "" for the cluster's first server (or an engine whose config names
+	// none): read with the engine facts, kept in step by WriteRendered.
+	JoinsThrough string
 	// Started says this run started or restarted the engine on the host
 	// (initialize or upgrade): later phases leave it alone.
 	Started bool

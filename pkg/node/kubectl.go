@@ -8,16 +8,50 @@ import (
 )
 
 // Leader is the controller the cluster is founded or driven through: the
-// first controller already running the engine, else the first controller
-// of the inventory. A controller that rejoins does not take the role back.
+// running controller whose config joins through no other (the first
+// server), else the first running controller, else the inventory's first
+// controller. A controller that rejoins, even one listed first, joins
+// through the leader and does not take the role back.
 func (s *Fleet) Leader() *Host {
-	if h := s.KubectlHost(); h != nil {
-		return h
+	var running *Host
+	for _, h := range s.staying(s.Hosts.Controllers()) {
+		if !h.EngineRunning || h.Conn == nil {
+			continue
+		}
+		if h.JoinsThrough == "" {
+			return h
+		}
+		if running == nil {
+			running = h
+		}
 	}
-	if cs := s.Hosts.Controllers(); len(cs) > 0 {
+	if running != nil {
+		return running
+	}
+	if cs := s.staying(s.Hosts.Controllers()); len(cs) > 0 {
 		return cs[0]
 	}
 	return nil
+}
+
+// Leave marks hosts a reset takes out: kubectl never runs through them
+// and none of them leads.
+func (s *Fleet) Leave(hs Hosts) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leaving == nil {
+		s.leaving = map[*Host]bool{}
+	}
+	for _, h := range hs {
+		s.leaving[h] = true
+	}
+}
+
+// staying is hs less the hosts that are leaving.
+func (s *Fleet) staying(hs Hosts) Hosts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return hs.Filter(func(h *Host) bool { return !s.leaving[h] })
 }
 
 // ColdBootstrap says no controller runs the engine yet: the leader founds
@@ -71,7 +105,7 @@ func (s *Fleet) KubectlHost() *Host {
 	down := s.restarting
 	s.mu.Unlock()
 	var fallback *Host
-	for _, h := range s.Hosts.Controllers() {
+	for _, h := range s.staying(s.Hosts.Controllers()) {
 		if !h.EngineRunning || h.Conn == nil {
 			continue
 		}

@@ -122,6 +122,11 @@ func (s *Fleet) WriteRendered(ctx context.Context, h *Host, phaseTitle string, r
 		if changed {
 			s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: fmt.Sprintf("wrote %s (%s)", f.Path, f.Mode)})
 		}
+		if f.Path == s.Engine.Paths().Config {
+			s.mu.Lock()
+			h.JoinsThrough = engine.ServerOf(f.Content)
+			s.mu.Unlock()
+		}
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("reading the %s version: %w", s.Engine.Name(), err)
 		}
-		h.EngineVersion, h.EngineRunning = "", false
+		h.EngineVersion, h.EngineRunning, h.JoinsThrough = "", false, ""
 		if strings.TrimSpace(out) == "" {
 			s.Logger().Info("no engine installed", "host", h.String(), "engine", s.Engine.Name())
 			return nil
@@ -45,6 +45,7 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		h.EngineVersion = have.String()
 		state, _ := h.Conn.Sudo(ctx, shell.Join("systemctl", "is-active", s.Engine.Service(h.IsController())))
 		h.EngineRunning = strings.TrimSpace(state) == "active"
+		h.JoinsThrough = s.JoinedThrough(ctx, h)
 		if engine.Compare(have, want) > 0 {
 			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, want)
 		}
