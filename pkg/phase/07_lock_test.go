@@ -32,7 +32,7 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 
 	require.NoError(t, stale.Release(ctx))
 	_, err = os.Stat(r.path(LockPath))
-	assert.ErrorIs(t, err, os.ErrNotExist, "releasing removes our lock")
+	require.ErrorIs(t, err, os.ErrNotExist, "releasing removes our lock")
 
 	again := &AcquireLock{Wait: time.Second}
 	require.NoError(t, prepare(ctx, again, s))

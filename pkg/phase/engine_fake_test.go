@@ -1,14 +1,10 @@
 package phase
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,70 +14,61 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
-	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
-// shRunner is a host for the phases after the engine runs: the file
-// scripts of pkg/host run for real with sh, with the engine's directories
-// moved under root; kubectl and systemctl lines are answered and recorded
-// instead (file writes are recorded too), and the load balancer probe fails.
+// shRunner is a host for the phases after the engine runs, a
+// hosttest.Fake: kubectl and systemctl lines are answered (`get nodes`
+// from nodes) instead of run, the load balancer probe fails, and the rest
+// (the file scripts of pkg/host) runs for real with sh on a hosttest.Local
+// that moves the engine's directories under root. Calls gives the
+// kubectl, systemctl and file write lines.
 type shRunner struct {
-	name  string
+	*hosttest.Fake
 	root  string
 	nodes func() string // `kubectl get nodes -o json` output
 
-	mu    sync.Mutex
-	calls []string // kubectl, systemctl and file write lines, in order
+	mu   sync.Mutex
+	seen int // commands of Fake already given out by Calls
 }
 
 // engineDirs are the absolute paths moved under a shRunner's root.
 var engineDirs = []string{"/run/lock/", "/etc/rancher/", "/var/lib/rancher/", "/etc/cargoship/", "/etc/containerd/", "/etc/kubernetes/"}
 
 func newSHRunner(t *testing.T, name string) *shRunner {
-	return &shRunner{name: name, root: t.TempDir(), nodes: func() string { return `{"items":[]}` }}
-}
-
-func (r *shRunner) String() string { return r.name }
-
-func (r *shRunner) Run(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
-	return r.Sudo(ctx, cmd, opts...)
-}
-
-func (r *shRunner) Sudo(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
-	switch {
-	case strings.Contains(cmd, "/dev/tcp/"):
-		return "", &host.ExitError{Host: r.name, Cmd: "probe", Code: 1}
-	case strings.Contains(cmd, "kubectl"), strings.Contains(cmd, "systemctl"):
-		r.mu.Lock()
-		r.calls = append(r.calls, cmd)
-		r.mu.Unlock()
-		if strings.Contains(cmd, "get nodes") {
+	r := &shRunner{root: t.TempDir(), nodes: func() string { return `{"items":[]}` }}
+	local := &hosttest.Local{Name: name, Rewrite: func(cmd string) string {
+		for _, d := range engineDirs {
+			cmd = strings.ReplaceAll(cmd, d, r.root+d)
+		}
+		return cmd
+	}}
+	kube := func(c hosttest.Call) (string, error) {
+		if strings.Contains(c.Cmd, "get nodes") {
 			return r.nodes(), nil
 		}
 		return "", nil
 	}
-	if strings.Contains(cmd, "mktemp") {
-		r.mu.Lock()
-		r.calls = append(r.calls, "write "+cmd)
-		r.mu.Unlock()
+	r.Fake = (&hosttest.Fake{Name: name, Else: local}).
+		Fail("/dev/tcp/", 1, "").
+		Handle("kubectl", kube).
+		Handle("systemctl", kube)
+	return r
+}
+
+// recorded is the line Calls gives for cmd, ok=false for a command it
+// leaves out (the probe, file reads and the like).
+func recorded(cmd string) (string, bool) {
+	switch {
+	case strings.Contains(cmd, "/dev/tcp/"):
+		return "", false
+	case strings.Contains(cmd, "kubectl"), strings.Contains(cmd, "systemctl"):
+		return cmd, true
+	case strings.Contains(cmd, "mktemp"): // host.WriteFile's script
+		return "write " + cmd, true
 	}
-	for _, d := range engineDirs {
-		cmd = strings.ReplaceAll(cmd, d, r.root+d)
-	}
-	o := host.Apply(opts)
-	var stdout, stderr bytes.Buffer
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
-	c.Stdin, c.Stdout, c.Stderr = o.Stdin, &stdout, &stderr
-	if o.Stdout != nil {
-		c.Stdout = o.Stdout
-	}
-	err := c.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return "", &host.ExitError{Host: r.name, Cmd: cmd, Code: ee.ExitCode(), Stderr: stderr.String()}
-	}
-	return stdout.String(), err
+	return "", false
 }
 
 // Calls returns the recorded lines (kubectl, systemctl, file writes) and
@@ -89,8 +76,14 @@ func (r *shRunner) Sudo(ctx context.Context, cmd string, opts ...host.RunOption)
 func (r *shRunner) Calls() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := r.calls
-	r.calls = nil
+	cmds := r.Commands()
+	var out []string
+	for _, c := range cmds[r.seen:] {
+		if line, ok := recorded(c); ok {
+			out = append(out, line)
+		}
+	}
+	r.seen = len(cmds)
 	return out
 }
 
