@@ -79,3 +79,26 @@ func StagePhases() []phase.Phase {
 	}
 	return out
 }
+
+// ResetPhases is the ordered phase list of `cargoship reset`
+// (docs/reset.md): the hosts are read and the targets planned, every
+// refusal made, before the lock is taken and anything changes.
+func ResetPhases() []phase.Phase {
+	connect := &phase.Connect{}
+	lock := &phase.AcquireLock{}
+	plan := &phase.PlanReset{}
+	return []phase.Phase{
+		connect,
+		&phase.DetectOS{},
+		&phase.GatherFacts{},
+		&phase.ValidateHosts{},
+		&phase.DistroFacts{},
+		plan,
+		lock,
+		&phase.DrainNodes{Reset: plan},
+		&phase.Uninstall{Reset: plan},
+		&phase.Repoint{Reset: plan},
+		&phase.ReleaseLock{Lock: lock},
+		&phase.Disconnect{Connect: connect},
+	}
+}

@@ -21,7 +21,7 @@ func TestEveryPhaseImplementsWhatItDeclares(t *testing.T) {
 		"Plan":      reflect.TypeFor[phase.Planner](),
 		"DryRun":    reflect.TypeFor[phase.DryRunner](),
 	}
-	lists := map[string][]phase.Phase{"apply": ApplyPhases(), "prepare": PreparePhases(), "stage": StagePhases()}
+	lists := map[string][]phase.Phase{"apply": ApplyPhases(), "prepare": PreparePhases(), "stage": StagePhases(), "reset": ResetPhases()}
 	for name, list := range lists {
 		for _, p := range list {
 			typ := reflect.TypeOf(p)

@@ -21,7 +21,11 @@ import (
 
 // Options are what apply, prepare and reset share.
 type Options struct {
+	// PackagePath is the package; a reset may go without one.
 	PackagePath string
+	// Engine names the engine when there is no package (reset --distro);
+	// with neither, the engine is found on the hosts.
+	Engine      string
 	ClusterPath string
 	// ClusterDir resolves relative paths in the inventory.
 	ClusterDir string
@@ -55,6 +59,29 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 	for _, f := range findings.Warnings() {
 		o.Log.Warn(f.String())
 	}
+	for _, name := range o.Phase.TargetHosts {
+		if !hasHost(cluster, name) {
+			return nil, fmt.Errorf("--target-hosts: %s names no host %q", o.ClusterPath, name)
+		}
+	}
+	if o.Phase.InstanceID == "" {
+		o.Phase.InstanceID = InstanceID()
+	}
+	if o.PackagePath == "" {
+		// No package: the engine named, or found on the hosts by phase 5.
+		d := &v1alpha1.Distro{}
+		d.Spec.Type = o.Engine
+		st := node.New(cluster, d, o.Phase, o.Log)
+		st.ClusterDir = o.ClusterDir
+		if o.Engine != "" {
+			eng, err := engine.For(o.Engine)
+			if err != nil {
+				return nil, fmt.Errorf("--distro: %w", err)
+			}
+			st.Engine = eng
+		}
+		return &Loaded{State: st}, nil
+	}
 	pkg, err := pkgfile.OpenContext(ctx, o.PackagePath, pkgfile.OpenOptions{PublicKey: o.PublicKey, TmpDir: o.TmpDir})
 	if err != nil {
 		return nil, err
@@ -64,14 +91,23 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 		_ = pkg.Close()
 		return nil, fmt.Errorf("package %s: %w", o.PackagePath, err)
 	}
-	if o.Phase.InstanceID == "" {
-		o.Phase.InstanceID = InstanceID()
-	}
 	st := node.New(cluster, pkg.Distro, o.Phase, o.Log)
 	st.Package = pkg
 	st.ClusterDir = o.ClusterDir
 	st.Engine = eng
 	return &Loaded{State: st}, nil
+}
+
+// hasHost reports whether the inventory has a host of that name or
+// address.
+func hasHost(c *v1alpha1.Cluster, name string) bool {
+	for i := range c.Spec.Hosts {
+		h := &c.Spec.Hosts[i]
+		if h.Hostname == name || h.Address() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Run walks phases over a loaded state and logs the summary.

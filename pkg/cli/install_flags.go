@@ -33,21 +33,28 @@ type installFlags struct {
 }
 
 func (f *installFlags) register(cmd *cobra.Command, app *App) {
+	f.registerCommon(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "the cluster inventory (required)")
-	fl.BoolVar(&f.confirm, "confirm", false, "confirm that every host of the inventory may be changed")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "connect and check for real, then report what would change on each host and change nothing")
-	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
 	fl.IntVar(&f.uploadConcurrency, "upload-concurrency", 0, "hosts uploaded to at once (default: --concurrency)")
 	fl.IntVarP(&f.workerConcurrency, "worker-concurrency", "w", 0, "workers started or upgraded at once; 0 means all (CARGOSHIP_WORKER_CONCURRENCY)")
 	fl.IntVar(&f.workerConcurrency, "work-concurrency", 0, "")
 	_ = fl.MarkHidden("work-concurrency")
 	fl.BoolVarP(&f.updateHosts, "update-hosts", "H", false, "write every node's name and address into /etc/hosts (CARGOSHIP_UPDATE_HOSTS)")
 	fl.BoolVarP(&f.updateFirewall, "update-firewall", "F", false, "configure firewalld, ufw or nftables for the cluster (CARGOSHIP_UPDATE_FIREWALL)")
-	fl.StringVar(&f.verifyKey, "verify-key", "", "require the package to be signed by this public key")
-	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
 	fl.BoolVar(&f.skipUnready, "skip-unready-nodes", false, "upgrade the Ready nodes and leave nodes that are not Ready (default: stop)")
 	_ = app
+}
+
+// registerCommon registers the flags every command that changes hosts
+// has: apply, prepare and reset.
+func (f *installFlags) registerCommon(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "the cluster inventory (required)")
+	fl.BoolVar(&f.confirm, "confirm", false, "confirm that every host of the inventory may be changed")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "connect and check for real, then report what would change on each host and change nothing")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
+	fl.StringVar(&f.verifyKey, "verify-key", "", "require the package to be signed by this public key")
+	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
 }
 
 // options resolves flags over settings into action options.

@@ -43,6 +43,9 @@ type Options struct {
 	KubeconfigOut string
 	// LabelNodes makes phase 29 label each node with its profile.
 	LabelNodes bool
+	// TargetHosts are the hosts a reset takes out, by inventory name or
+	// address; none means the whole cluster.
+	TargetHosts []string
 }
 
 // Fleet is one run over an inventory: the documents, the hosts and what

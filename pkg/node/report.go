@@ -19,6 +19,10 @@ type Change struct {
 // Report collects changes and phase timings; phases on many hosts add to it
 // concurrently.
 type Report struct {
+	// Nothing ends the summary's first line when nothing changed; ""
+	// says every host is as the package and inventory describe.
+	Nothing string
+
 	mu      sync.Mutex
 	changes []Change
 	timings []PhaseTiming
@@ -104,7 +108,11 @@ func (r *Report) Summary(dryRun bool) string {
 		verb = "would change"
 	}
 	if len(changes) == 0 {
-		fmt.Fprintf(&b, "nothing %s: every host is already as the package and inventory describe\n", map[bool]string{true: "would change", false: "changed"}[dryRun])
+		nothing := r.Nothing
+		if nothing == "" {
+			nothing = "every host is already as the package and inventory describe"
+		}
+		fmt.Fprintf(&b, "nothing %s: %s\n", map[bool]string{true: "would change", false: "changed"}[dryRun], nothing)
 	} else {
 		fmt.Fprintf(&b, "%s:\n", verb)
 		host := ""

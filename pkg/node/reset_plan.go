@@ -22,6 +22,9 @@ type ResetPlan struct {
 	// NewFirst is the controller every survivor joins through once the
 	// targets are gone: the first staying controller whose engine runs.
 	NewFirst *Host
+	// FirstLeaves says a target is the cluster's first server (it joined
+	// through none), so NewFirst takes that role.
+	FirstLeaves bool
 }
 
 // Targeted reports whether h is reset.
@@ -71,6 +74,9 @@ func PlanReset(hosts Hosts, names []string) (ResetPlan, error) {
 	}
 	if len(stayingControllers) > 0 {
 		p.Through, p.NewFirst = stayingControllers[0], stayingControllers[0]
+	}
+	for _, h := range goingControllers {
+		p.FirstLeaves = p.FirstLeaves || h.JoinsThrough == ""
 	}
 	return p, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // DistroFacts reads the engine version installed on each host and whether
 // its service runs. That tells an upgrade from an install, and catches a
-// downgrade before a real run starts one.
+// downgrade before a real run starts one. A run with no package and no
+// engine named (a reset) first finds the one engine the hosts run.
 type DistroFacts struct {
 	readOnly
 	base
@@ -24,11 +25,23 @@ func (p *DistroFacts) Title() string { return "Gathering facts about the distro 
 // Run implements Phase.
 func (p *DistroFacts) Run(ctx context.Context) error {
 	s := p.state
-	want, err := engine.ParseVersion(s.Distro.Spec.Version)
-	if err != nil {
-		return fmt.Errorf("the package's spec.version: %w", err)
+	if s.Engine == nil {
+		e, err := s.DetectEngine(ctx)
+		if err != nil {
+			return err
+		}
+		s.Engine = e
+		s.Logger().Info("engine found on the hosts", "engine", e.Name())
 	}
-	err = s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
+	var want *engine.Version
+	if s.Distro != nil && s.Distro.Spec.Version != "" {
+		v, err := engine.ParseVersion(s.Distro.Spec.Version)
+		if err != nil {
+			return fmt.Errorf("the package's spec.version: %w", err)
+		}
+		want = &v
+	}
+	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		out, err := h.Conn.Sudo(ctx, s.Engine.VersionCommand())
 		if err != nil {
 			return fmt.Errorf("reading the %s version: %w", s.Engine.Name(), err)
@@ -46,8 +59,8 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		state, _ := h.Conn.Sudo(ctx, shell.Join("systemctl", "is-active", s.Engine.Service(h.IsController())))
 		h.EngineRunning = strings.TrimSpace(state) == "active"
 		h.JoinsThrough = s.JoinedThrough(ctx, h)
-		if engine.Compare(have, want) > 0 {
-			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, want)
+		if want != nil && engine.Compare(have, *want) > 0 {
+			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, *want)
 		}
 		s.Logger().Info("engine installed", "host", h.String(), "version", have.String(), "running", h.EngineRunning)
 		return nil

@@ -47,7 +47,8 @@ func (p *RemovedNodes) Run(ctx context.Context) error {
 	}
 	sort.Strings(extra)
 	if len(extra) > 0 {
-		return fmt.Errorf("the cluster holds node(s) %s that the inventory does not; drain and delete them (kubectl delete node) and uninstall their engine, or add them back to the inventory", strings.Join(extra, ", "))
+		return fmt.Errorf("the cluster holds node(s) %s that the inventory does not: to take them out, list them in the inventory again and run `cargoship reset --config <inventory> --target-hosts %s`, then apply without them; to keep them, add them back to the inventory",
+			strings.Join(extra, ", "), strings.Join(extra, ","))
 	}
 	s.Logger().Info("every cluster node is in the inventory", "nodes", len(nodes))
 	return nil

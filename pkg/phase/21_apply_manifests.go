@@ -13,7 +13,7 @@ import (
 
 // manifestsDir holds the raw manifests on the leader, and beside each the
 // sha256 last applied.
-const manifestsDir = "/var/lib/cargoship/manifests"
+var manifestsDir = path.Join(node.StateDir, "manifests")
 
 // ApplyManifests applies the package's raw manifests (a CNI, typically)
 // from the leader with the engine's own kubectl. A manifest already applied
