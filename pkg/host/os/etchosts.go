@@ -102,23 +102,9 @@ func RenderHostsBlock(entries []HostsEntry) (block string, skipped []string, err
 // guess at which lines are ours.
 func UpdateHostsFile(body []byte, block string) ([]byte, error) {
 	lines := strings.SplitAfter(string(body), "\n")
-	begin, end := -1, -1
-	for i, l := range lines {
-		switch strings.TrimSpace(l) {
-		case HostsBegin:
-			if begin >= 0 {
-				return nil, fmt.Errorf("/etc/hosts holds two %q lines; fix it by hand", HostsBegin)
-			}
-			begin = i
-		case HostsEnd:
-			if end >= 0 || begin < 0 {
-				return nil, fmt.Errorf("/etc/hosts holds a stray %q line; fix it by hand", HostsEnd)
-			}
-			end = i
-		}
-	}
-	if begin >= 0 && end < 0 {
-		return nil, fmt.Errorf("/etc/hosts holds %q without %q; fix it by hand", HostsBegin, HostsEnd)
+	begin, end, err := findHostsBlock(lines)
+	if err != nil {
+		return nil, err
 	}
 	if begin >= 0 {
 		rest := strings.Join(lines[end+1:], "")
@@ -133,6 +119,31 @@ func UpdateHostsFile(body []byte, block string) ([]byte, error) {
 		text += "\n"
 	}
 	return []byte(text + block), nil
+}
+
+// findHostsBlock returns the line numbers of the managed block's markers,
+// -1 and -1 when there is none. A begin marker without its end (or two
+// blocks) is an error rather than a guess at which lines are ours.
+func findHostsBlock(lines []string) (begin, end int, err error) {
+	begin, end = -1, -1
+	for i, l := range lines {
+		switch strings.TrimSpace(l) {
+		case HostsBegin:
+			if begin >= 0 {
+				return -1, -1, fmt.Errorf("/etc/hosts holds two %q lines; fix it by hand", HostsBegin)
+			}
+			begin = i
+		case HostsEnd:
+			if end >= 0 || begin < 0 {
+				return -1, -1, fmt.Errorf("/etc/hosts holds a stray %q line; fix it by hand", HostsEnd)
+			}
+			end = i
+		}
+	}
+	if begin >= 0 && end < 0 {
+		return -1, -1, fmt.Errorf("/etc/hosts holds %q without %q; fix it by hand", HostsBegin, HostsEnd)
+	}
+	return begin, end, nil
 }
 
 // hostsWarnings names what would defeat the block: a node name mapped to
