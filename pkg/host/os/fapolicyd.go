@@ -122,22 +122,37 @@ func (f Fapolicyd) Apply(ctx context.Context, r host.Runner) (Change, error) {
 		c.warnf("fapolicyd is not running: the rules load when it starts")
 		return c, nil
 	}
-	if _, err := r.Sudo(ctx, "fagenrules --load"); err != nil {
-		return Change{}, fmt.Errorf("loading fapolicyd rules: %w", err)
+	if err := loadFapolicydRules(ctx, r, f.Configurer, &c, false); err != nil {
+		return Change{}, err
+	}
+	return c, nil
+}
+
+// loadFapolicydRules makes a running fapolicyd use rules.d as it is now:
+// fagenrules --load, then a restart for daemons before 1.3, which do not
+// re-read rules on the signal fagenrules sends (docs/reference/hosts.md
+// §7.1). dryRun adds the actions without running them.
+func loadFapolicydRules(ctx context.Context, r host.Runner, cfg Configurer, c *Change, dryRun bool) error {
+	if !dryRun {
+		if _, err := r.Sudo(ctx, "fagenrules --load"); err != nil {
+			return fmt.Errorf("loading fapolicyd rules: %w", err)
+		}
 	}
 	c.actionf("fagenrules --load")
-	pkgs, err := f.Configurer.Installed(ctx, r, "fapolicyd")
+	pkgs, err := cfg.Installed(ctx, r, "fapolicyd")
 	if err != nil {
-		return Change{}, err
+		return err
 	}
 	if len(pkgs) == 1 && reloadsRules(pkgs[0].Version) {
-		return c, nil
+		return nil
 	}
-	if err := f.Configurer.Service(ctx, r, "restart", "fapolicyd"); err != nil {
-		return Change{}, err
+	if !dryRun {
+		if err := cfg.Service(ctx, r, "restart", "fapolicyd"); err != nil {
+			return err
+		}
 	}
 	c.actionf("restart fapolicyd (it re-reads rules on reload only from 1.3; installed: %s)", versions(pkgs))
-	return c, nil
+	return nil
 }
 
 // normalizeRules ends non-empty rules with one newline.

@@ -55,7 +55,7 @@ func (m Modules) names() ([]string, error) {
 
 // RenderModules is the modules-load.d file for names, in the given order.
 func RenderModules(names []string) []byte {
-	return []byte("# Written by cargoship; changes here are overwritten on the next apply.\n" + strings.Join(names, "\n") + "\n")
+	return []byte(generatedHeader + strings.Join(names, "\n") + "\n")
 }
 
 // moduleState prints "<name> loaded|builtin|absent" per module. A loaded

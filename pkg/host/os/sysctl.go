@@ -49,7 +49,7 @@ func (s Sysctl) keys() ([]string, error) {
 // RenderSysctl is the sysctl.d file for values, keys sorted.
 func RenderSysctl(values map[string]string) []byte {
 	var b strings.Builder
-	b.WriteString("# Written by cargoship; changes here are overwritten on the next apply.\n")
+	b.WriteString(generatedHeader)
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, strings.TrimSpace(values[k]))
 	}
