@@ -2,7 +2,7 @@ package action
 
 import "github.com/colonel-byte/cargoship/pkg/phase"
 
-// ApplyPhases is the ordered phase list of `cargoship apply` (seeds/003).
+// ApplyPhases is the ordered phase list of `cargoship apply` (docs/apply.md).
 func ApplyPhases() []phase.Phase {
 	connect := &phase.Connect{}
 	lock := &phase.AcquireLock{}
@@ -62,9 +62,10 @@ func PreparePhases() []phase.Phase {
 	return out
 }
 
-// StagePhases is apply's staging half (seeds/001): every phase that stages
-// files and renders configuration, and none that installs, starts or
-// queries the engine. Benchmarks and the stage-only suite walk it.
+// StagePhases is apply's staging half (docs/reference/behaviour.md, "The
+// staging half of apply"): every phase that stages files and renders
+// configuration, and none that installs, starts or queries the engine.
+// Benchmarks and the stage-only suite walk it.
 func StagePhases() []phase.Phase {
 	var out []phase.Phase
 	for _, p := range ApplyPhases() {

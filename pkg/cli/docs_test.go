@@ -243,7 +243,7 @@ func guideProblems(guide []guidePhase, prepareList []string, apply, prepare []ph
 		byTitle[g.title] = g
 	}
 	if len(guide) != 31 {
-		out = append(out, "the guide has "+strconv.Itoa(len(guide))+" phase sections, want the 31 of seeds/003")
+		out = append(out, "the guide has "+strconv.Itoa(len(guide))+" phase sections, want the 31 of apply's phase list")
 	}
 	built := map[string]bool{}
 	last := 0
@@ -317,7 +317,7 @@ func TestGuideProblemsFindsDrift(t *testing.T) {
 	lock := &phase.AcquireLock{}
 	apply := []phase.Phase{connect, lock, phase.NewPrepareHosts(), &phase.ReleaseLock{Lock: lock}}
 	assert.Equal(t, []string{
-		"the guide has 4 phase sections, want the 31 of seeds/003",
+		"the guide has 4 phase sections, want the 31 of apply's phase list",
 		`apply runs "Acquire exclusive host lock", which has no section`,
 		`"Prepare hosts" is built now: drop its **Not built yet.** and say what it does`,
 		`"Release exclusive host lock" runs after phase 3 but is numbered 2`,

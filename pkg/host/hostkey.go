@@ -17,7 +17,8 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// KnownHostsFromEnv picks the known_hosts file as the seeds describe:
+// KnownHostsFromEnv picks the known_hosts file as docs/apply.md, "Host
+// keys", describes:
 // SSH_KNOWN_HOSTS names it; SSH_KNOWN_HOSTS set to "" turns host key
 // checking off (returns ""); unset means ~/.ssh/known_hosts. lookupEnv is
 // os.LookupEnv or a stand-in: set-but-empty must differ from unset.

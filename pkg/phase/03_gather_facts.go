@@ -121,7 +121,8 @@ func applyFacts(h *node.Host, out string) error {
 // choosePrivate picks the private interface and address. Values the
 // inventory gives win. Otherwise the address is the one the host holds that
 // cargoship connects to (a multi-homed host's default route may be on an
-// interface peers cannot reach: seeds/002), and only then the default route.
+// interface peers cannot reach: docs/reference/behaviour.md, "Choosing a
+// host's private address"), and only then the default route.
 func choosePrivate(wantIface, wantAddr, connAddr, defaultDev string, addrs []ifaceAddr) (string, string, error) {
 	switch {
 	case wantAddr != "":

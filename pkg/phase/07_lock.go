@@ -15,7 +15,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
-// Lock timings (seeds/003 phase 7): a holder touches its lock every 30 s,
+// Lock timings (docs/apply.md, The lock): a holder touches its lock every 30 s,
 // and a lock untouched for over a minute is stale.
 const (
 	LockPath         = "/run/lock/cargoship.lock"

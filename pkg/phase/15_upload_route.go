@@ -10,7 +10,8 @@ import (
 
 // UploadRoute is one install route's upload phase (RPM, APT, Binaries). A
 // host is claimed by the route whose files it actually gets: a package with
-// no debs leaves Debian hosts to the binary route (seeds/001).
+// no debs leaves Debian hosts to the binary route (docs/apply.md, Install
+// routes).
 type UploadRoute struct {
 	Route string
 	base

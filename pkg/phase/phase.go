@@ -56,7 +56,7 @@ type CleanUpper interface {
 	CleanUp(ctx context.Context)
 }
 
-// DryRunMode is what a dry run does with a phase (seeds/003).
+// DryRunMode is what a dry run does with a phase (docs/apply.md, Dry run).
 type DryRunMode int
 
 const (

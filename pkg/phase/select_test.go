@@ -20,7 +20,8 @@ func osEntry(route, profile, osFamily, arch string) pkgfile.Entry {
 }
 
 // A package that ships no debs must leave Debian hosts to the binary route
-// (the seeds/001 bug: the APT phase claimed them with nothing to install).
+// (docs/apply.md, Install routes; the APT phase once claimed them with
+// nothing to install).
 func TestRouteEntriesNoDebsLeavesDebianToBinary(t *testing.T) {
 	entries := []pkgfile.Entry{
 		osEntry(v1alpha1.RouteRPM, "", v1alpha1.FamilyEnterpriseLinux, ""),
