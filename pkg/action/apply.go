@@ -98,6 +98,7 @@ func ResetPhases() []phase.Phase {
 		lock,
 		&phase.DrainNodes{Reset: plan},
 		&phase.Uninstall{Reset: plan},
+		phase.NewForgetHosts(plan),
 		&phase.Repoint{Reset: plan},
 		&phase.ReleaseLock{Lock: lock},
 		&phase.Disconnect{Connect: connect},

@@ -35,11 +35,7 @@ func (p *UpdateFirewall) Prepare(ctx context.Context) error {
 		desired firewall.Desired
 	}
 	found, err := node.Map(ctx, s.Hosts, s.Options.Concurrency, func(ctx context.Context, h *node.Host) (chosen, bool, error) {
-		found, err := firewall.DetectAll(ctx, h.Conn)
-		if err != nil {
-			return chosen{}, false, fmt.Errorf("detecting the firewall: %w", err)
-		}
-		fw, err := firewall.Choose(h.OS, found)
+		fw, err := node.FirewallOf(ctx, h)
 		if err != nil {
 			return chosen{}, false, err
 		}

@@ -3,6 +3,7 @@ package phase
 import (
 	"context"
 
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
@@ -14,20 +15,32 @@ type Uninstall struct {
 	base
 	Reset *PlanReset
 	lists map[*node.Host]node.Uninstall
+	// steps undo the host preparation: /etc/hosts block, sysctl, modules
+	// and fapolicyd files, the firewall configuration cargoship added.
+	steps map[*node.Host][]hostos.Step
 }
 
 // Title implements Phase.
 func (p *Uninstall) Title() string { return "Stop and uninstall" }
 
 // Prepare implements Preparer: what to remove from each target, from the
-// engine's list and the package's targets.
-func (p *Uninstall) Prepare(context.Context) error {
+// engine's list and the package's targets, and each target's firewall.
+func (p *Uninstall) Prepare(ctx context.Context) error {
 	s := p.state
 	p.lists = map[*node.Host]node.Uninstall{}
 	for _, h := range p.Reset.Plan.Targets {
 		p.lists[h] = s.UninstallFor(h, s.PlacedTargets(h))
 	}
-	return nil
+	var err error
+	p.steps, err = node.Map(ctx, p.Reset.Plan.Targets, s.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]hostos.Step, bool, error) {
+		steps := []hostos.Step{hostos.Unprepare{Configurer: hostos.For(h.OS)}}
+		fw, err := node.FirewallOf(ctx, h)
+		if fw != nil {
+			steps = append(steps, node.RemoveFirewall{Firewall: fw})
+		}
+		return steps, err == nil, err
+	})
+	return err
 }
 
 // ShouldRun implements Conditional.
@@ -37,7 +50,12 @@ func (p *Uninstall) ShouldRun() bool { return len(p.lists) > 0 }
 func (p *Uninstall) Plan(ctx context.Context) ([]node.Change, error) {
 	s := p.state
 	return node.Collect(ctx, p.Reset.Plan.Targets, s.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
-		return s.PlanUninstall(ctx, h, p.lists[h])
+		engine, err := s.PlanUninstall(ctx, h, p.lists[h])
+		if err != nil {
+			return nil, err
+		}
+		prep, err := node.PlanSteps(ctx, h, p.steps[h])
+		return append(engine, prep...), err
 	})
 }
 
@@ -45,7 +63,10 @@ func (p *Uninstall) Plan(ctx context.Context) ([]node.Change, error) {
 func (p *Uninstall) Run(ctx context.Context) error {
 	s := p.state
 	uninstall := func(ctx context.Context, h *node.Host) error {
-		return s.UninstallNode(ctx, h, p.Title(), p.lists[h])
+		if err := s.UninstallNode(ctx, h, p.Title(), p.lists[h]); err != nil {
+			return err
+		}
+		return s.RunSteps(ctx, h, p.Title(), p.steps[h])
 	}
 	targets := p.Reset.Plan.Targets
 	if err := targets.Workers().Parallel(ctx, s.Options.Concurrency, uninstall); err != nil {

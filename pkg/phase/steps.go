@@ -27,17 +27,7 @@ func (p *stepPhase) hosts() node.Hosts {
 // Plan implements Planner.
 func (p *stepPhase) Plan(ctx context.Context) ([]node.Change, error) {
 	return node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
-		var out []node.Change
-		for _, st := range p.steps[h] {
-			c, err := st.Plan(ctx, h.Conn)
-			if err != nil {
-				return out, err
-			}
-			for _, a := range c.Actions {
-				out = append(out, node.Change{Host: h.String(), What: a})
-			}
-		}
-		return out, nil
+		return node.PlanSteps(ctx, h, p.steps[h])
 	})
 }
 
@@ -45,23 +35,7 @@ func (p *stepPhase) Plan(ctx context.Context) ([]node.Change, error) {
 func (p *stepPhase) Run(ctx context.Context) error {
 	s := p.state
 	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		for _, st := range p.steps[h] {
-			c, err := st.Apply(ctx, h.Conn)
-			if err != nil {
-				return err
-			}
-			for _, a := range c.Actions {
-				s.Report.Add(node.Change{Host: h.String(), Phase: p.title, What: a})
-			}
-			for _, f := range c.Failed {
-				s.Report.Note("%s: %s: %s", h, p.title, f)
-				s.Logger().Warn("not applied", "host", h.String(), "phase", p.title, "item", f.Item, "reason", f.Reason)
-			}
-			for _, w := range c.Warnings {
-				s.Logger().Warn(w, "host", h.String(), "phase", p.title)
-			}
-		}
-		return nil
+		return s.RunSteps(ctx, h, p.title, p.steps[h])
 	})
 }
 
