@@ -222,3 +222,28 @@ func sourceString(p netip.Prefix) string {
 	}
 	return p.String()
 }
+
+// parsePeers parses the addresses Forget is given, as normalize parses
+// Desired.Peers (IPv4-mapped addresses unmapped); empty ones are skipped.
+func parsePeers(addrs []string) ([]netip.Addr, error) {
+	var out []netip.Addr
+	for _, a := range addrs {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		ip, err := netip.ParseAddr(a)
+		if err != nil {
+			return nil, fmt.Errorf("peer %q is not an IP address", a)
+		}
+		out = append(out, ip.Unmap())
+	}
+	return out, nil
+}
+
+// isPeer reports whether s, an address or CIDR as a front end prints it,
+// is the single address of one of peers.
+func isPeer(s string, peers []netip.Addr) bool {
+	p, err := parseSource(s)
+	return err == nil && isHost(p) && slices.Contains(peers, p.Addr())
+}

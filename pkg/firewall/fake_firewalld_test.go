@@ -14,6 +14,9 @@ import (
 // copies it to the runtime, runtime references to unknown ipsets are
 // INVALID_IPSET, repeated adds are warnings with exit 0, --new-* on an
 // existing name is NAME_CONFLICT (26), and a source belongs to one zone.
+// --delete-ipset and --delete-service leave the zones naming them as they
+// are, and a reload then fails (INVALID_SERVICE from the configuration
+// check, INVALID_IPSET when the source is applied) and keeps the runtime.
 type fakeFirewalld struct {
 	Running    bool
 	Default    string
@@ -33,7 +36,7 @@ type fwIPSet struct {
 }
 
 type fwZone struct {
-	Sources, Services, Rich []string
+	Sources, Services, Rich, Ports []string
 }
 
 var builtinServices = []string{"dhcpv6-client", "kube-apiserver", "kubelet", "ssh"}
@@ -108,8 +111,23 @@ func (f *fakeFirewalld) run(args []string) int {
 	v := opt["value"]
 	switch op {
 	case "--reload":
+		for _, n := range sortedKeys(f.Perm.Zones) {
+			z := f.Perm.Zones[n]
+			for _, svc := range z.Services {
+				if _, ok := f.Perm.Services[svc]; !ok && !slices.Contains(builtinServices, svc) {
+					return fail(101, "Error: INVALID_SERVICE: Zone '%s': '%s' not among existing services", n, svc)
+				}
+			}
+			for _, src := range z.Sources {
+				if name, ok := strings.CutPrefix(src, "ipset:"); ok && f.Perm.IPSets[name] == nil {
+					return fail(135, "Error: INVALID_IPSET: %s", name)
+				}
+			}
+		}
 		f.Run = clone(f.Perm)
 		fmt.Println("success")
+	case "--get-zones":
+		fmt.Println(strings.Join(sortedKeys(conf.Zones), " "))
 	case "--get-default-zone":
 		fmt.Println(f.Default)
 	case "--get-zone-of-interface":
@@ -133,6 +151,15 @@ func (f *fakeFirewalld) run(args []string) int {
 			fam = "inet"
 		}
 		conf.IPSets[v] = &fwIPSet{Type: opt["--type"], Family: fam}
+		fmt.Println("success")
+	case "--delete-ipset":
+		if !perm {
+			return fail(2, "Can be used only with --permanent")
+		}
+		if conf.IPSets[v] == nil {
+			return fail(135, "Error: INVALID_IPSET: %s", v)
+		}
+		delete(conf.IPSets, v)
 		fmt.Println("success")
 	case "--get-entries", "--add-entry", "--remove-entry":
 		set := conf.IPSets[opt["--ipset"]]
@@ -167,7 +194,22 @@ func (f *fakeFirewalld) run(args []string) int {
 			return fail(26, "Error: NAME_CONFLICT: new_service(): '%s'", v)
 		}
 		conf.Services[v] = []string{}
-	case "--get-ports", "--add-port", "--remove-port":
+	case "--delete-service":
+		if !perm {
+			return fail(2, "Can be used only with --permanent")
+		}
+		if _, ok := conf.Services[v]; !ok {
+			return fail(101, "Error: INVALID_SERVICE: %s", v)
+		}
+		delete(conf.Services, v)
+		fmt.Println("success")
+	case "--list-ports", "--get-ports", "--add-port", "--remove-port":
+		if opt["--service"] == "" { // the zone's own ports
+			if c := needZone(); c != 0 {
+				return c
+			}
+			return listOp(&zone.Ports, op, v, "--list-ports", "--add-port", "--remove-port", " ")
+		}
 		if !perm {
 			return fail(2, "Can be used only with --permanent")
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -349,6 +350,291 @@ func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	}
 	if _, err := host.WriteFile(ctx, r, f.statePath(), []byte(body), 0o644, ""); err != nil {
 		return Plan{}, err
+	}
+	return p, nil
+}
+
+// ourIPSets are the ipsets Apply creates; ourNodeSets those holding peers.
+var (
+	ourIPSets   = []string{IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6}
+	ourNodeSets = []string{IPSetNodes, IPSetNodes6}
+)
+
+// firewalldOwnRead prints what firewalld holds of cargoship's, in
+// sections. $1 is "permanent" or "runtime"; $2 "sets" (the ipsets and
+// their entries only) or "all" (also the services, every zone's sources
+// and services, and the rich rules of the zones listed after --); then
+// the ipset names, then --, then the zones whose rich rules to list.
+const firewalldOwnRead = `p=; [ "$1" = permanent ] && p=--permanent
+what=$2; shift 2
+sets=$(firewall-cmd $p --get-ipsets)
+echo "@@ipsets"; echo "$sets"
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+  case " $sets " in *" $1 "*) echo "@@entries $1"; firewall-cmd $p --ipset="$1" --get-entries;; esac
+  shift
+done
+[ $# -gt 0 ] && shift
+[ "$what" = all ] || exit 0
+if [ -n "$p" ]; then echo "@@services"; firewall-cmd --permanent --get-services; fi
+zones=$(firewall-cmd $p --get-zones)
+for z in $zones; do
+  echo "@@sources $z"; firewall-cmd $p --zone="$z" --list-sources
+  echo "@@zone-services $z"; firewall-cmd $p --zone="$z" --list-services
+done
+for z in "$@"; do
+  case " $zones " in *" $z "*) echo "@@rich $z"; firewall-cmd $p --zone="$z" --list-rich-rules;; esac
+done`
+
+// fwOwn is what firewalld holds of cargoship's.
+type fwOwn struct {
+	ipsets   map[string]bool
+	entries  map[string][]string
+	services map[string]bool
+	zones    []string
+	// per zone
+	sources, zoneServices, rich map[string][]string
+}
+
+func readFirewalldOwn(ctx context.Context, r host.Runner, permanent, all bool, richZones []string) (fwOwn, error) {
+	mode, what := "runtime", "sets"
+	if permanent {
+		mode = "permanent"
+	}
+	if all {
+		what = "all"
+	}
+	args := append(append(append([]string{mode, what}, ourIPSets...), "--"), richZones...)
+	out, err := r.Sudo(ctx, host.Script("set -e\n"+firewalldOwnRead, args...))
+	if err != nil {
+		return fwOwn{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
+	}
+	st := fwOwn{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{},
+		sources: map[string][]string{}, zoneServices: map[string][]string{}, rich: map[string][]string{}}
+	section, arg := "", ""
+	for _, line := range strings.Split(out, "\n") {
+		if name, ok := strings.CutPrefix(line, "@@"); ok {
+			section, arg, _ = strings.Cut(name, " ")
+			if section == "sources" {
+				st.zones = append(st.zones, arg)
+			}
+			continue
+		}
+		words := strings.Fields(line)
+		switch section {
+		case "ipsets":
+			for _, w := range words {
+				st.ipsets[w] = true
+			}
+		case "entries":
+			st.entries[arg] = append(st.entries[arg], words...)
+		case "services":
+			for _, w := range words {
+				st.services[w] = true
+			}
+		case "sources":
+			st.sources[arg] = append(st.sources[arg], words...)
+		case "zone-services":
+			st.zoneServices[arg] = append(st.zoneServices[arg], words...)
+		case "rich":
+			if l := strings.TrimSpace(line); l != "" {
+				st.rich[arg] = append(st.rich[arg], l)
+			}
+		}
+	}
+	return st, nil
+}
+
+// running reports whether there is a firewalld to ask: none installed is
+// nothing to do, one stopped is a warning (firewall-cmd needs the daemon,
+// and cargoship does not start it).
+func (f Firewalld) running(ctx context.Context, r host.Runner, p *Plan) (bool, error) {
+	present, active, err := f.Detect(ctx, r)
+	if err != nil || !present {
+		return false, err
+	}
+	if !active {
+		p.warnf("firewalld is not running: cargoship's configuration in it was not read and is left as it is")
+	}
+	return active, nil
+}
+
+func (f Firewalld) forgetPlan(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	var p Plan
+	gone, err := parsePeers(addrs)
+	if err != nil || len(gone) == 0 {
+		return p, err
+	}
+	if ok, err := f.running(ctx, r, &p); err != nil || !ok {
+		return p, err
+	}
+	perm, err := readFirewalldOwn(ctx, r, true, false, nil)
+	if err != nil {
+		return p, err
+	}
+	fw := func(args ...string) string {
+		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	}
+	for _, set := range ourNodeSets {
+		for _, e := range perm.entries[set] {
+			if isPeer(e, gone) {
+				p.add(fmt.Sprintf("remove %s from ipset %s", e, set), fw("--ipset="+set, "--remove-entry="+e))
+			}
+		}
+	}
+	if p.Changed() {
+		p.add("make the permanent configuration live", "firewall-cmd --reload")
+		return p, nil
+	}
+	run, err := readFirewalldOwn(ctx, r, false, false, nil)
+	if err != nil {
+		return p, err
+	}
+	for _, set := range ourNodeSets {
+		for _, e := range run.entries[set] {
+			if isPeer(e, gone) {
+				p.add(fmt.Sprintf("reload: the runtime configuration still trusts %s", e), "firewall-cmd --reload")
+				return p, nil
+			}
+		}
+	}
+	return p, nil
+}
+
+// PlanForget implements Firewall.
+func (f Firewalld) PlanForget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	return f.forgetPlan(ctx, r, addrs)
+}
+
+// Forget implements Firewall: the addresses leave the peer ipsets
+// (k8s-nodes, k8s-nodes6), permanently and then live with one --reload,
+// as Apply removes a peer; the ipsets stay, empty or not, as Apply leaves
+// them.
+func (f Firewalld) Forget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	p, err := f.forgetPlan(ctx, r, addrs)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
+	}
+	return p, nil
+}
+
+// holdsOurs reports whether a configuration still holds an ipset, source
+// or service binding of cargoship's.
+func holdsOurs(st fwOwn) string {
+	for _, set := range ourIPSets {
+		if st.ipsets[set] {
+			return "ipset " + set
+		}
+	}
+	for _, z := range st.zones {
+		for _, s := range st.sources[z] {
+			if name, ok := strings.CutPrefix(s, "ipset:"); ok && slices.Contains(ourIPSets, name) {
+				return "source " + s + " in zone " + z
+			}
+		}
+		if slices.Contains(st.zoneServices[z], FirewalldServ) {
+			return "service " + FirewalldServ + " in zone " + z
+		}
+	}
+	return ""
+}
+
+func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, error) {
+	var p Plan
+	if ok, err := f.running(ctx, r, &p); err != nil || !ok {
+		return p, false, err
+	}
+	recorded, stateExists, err := host.ReadFileIfExists(ctx, r, f.statePath())
+	if err != nil {
+		return p, false, err
+	}
+	type richLine struct{ zone, rule string }
+	var rich []richLine
+	var richZones []string
+	for _, line := range strings.Split(string(recorded), "\n") {
+		if z, rr, ok := strings.Cut(line, "\t"); ok {
+			rich = append(rich, richLine{z, rr})
+			if !slices.Contains(richZones, z) {
+				richZones = append(richZones, z)
+			}
+		}
+	}
+	perm, err := readFirewalldOwn(ctx, r, true, true, richZones)
+	if err != nil {
+		return p, false, err
+	}
+	fw := func(args ...string) string {
+		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	}
+	// Every zone's references go with what they name: a zone naming a
+	// deleted ipset or service fails the next reload, and --delete-* does
+	// not look (docs/reference/hosts.md §5.1).
+	for _, z := range perm.zones {
+		for _, s := range perm.sources[z] {
+			if name, ok := strings.CutPrefix(s, "ipset:"); ok && slices.Contains(ourIPSets, name) {
+				p.add(fmt.Sprintf("stop trusting ipset %s in zone %s", name, z), fw("--zone="+z, "--remove-source="+s))
+			}
+		}
+		if slices.Contains(perm.zoneServices[z], FirewalldServ) {
+			p.add(fmt.Sprintf("disable service %s in zone %s", FirewalldServ, z), fw("--zone="+z, "--remove-service="+FirewalldServ))
+		}
+	}
+	for _, rl := range rich {
+		if slices.Contains(perm.rich[rl.zone], rl.rule) {
+			p.add(fmt.Sprintf("remove rich rule %s from zone %s", rl.rule, rl.zone), fw("--zone="+rl.zone, "--remove-rich-rule="+rl.rule))
+		}
+	}
+	for _, set := range ourIPSets {
+		if perm.ipsets[set] {
+			p.add("delete ipset "+set, fw("--delete-ipset="+set))
+		}
+	}
+	if perm.services[FirewalldServ] {
+		p.add("delete service "+FirewalldServ+" and the ports it opens", fw("--delete-service="+FirewalldServ))
+	}
+	if p.Changed() {
+		p.add("make the permanent configuration live", "firewall-cmd --reload")
+	} else {
+		run, err := readFirewalldOwn(ctx, r, false, true, nil)
+		if err != nil {
+			return p, false, err
+		}
+		if what := holdsOurs(run); what != "" {
+			p.add("reload: the runtime configuration still holds "+what, "firewall-cmd --reload")
+		}
+	}
+	if stateExists {
+		p.add("remove "+f.statePath(), "")
+	}
+	return p, stateExists, nil
+}
+
+// PlanRemove implements Firewall.
+func (f Firewalld) PlanRemove(ctx context.Context, r host.Runner) (Plan, error) {
+	p, _, err := f.removePlan(ctx, r)
+	return p, err
+}
+
+// Remove implements Firewall. What is cargoship's: the ipsets k8s-nodes,
+// k8s-nodes6, k8s-subnets, k8s-subnets6 and every zone source naming them,
+// the service "cargoship" (with the ports it opens) and every zone it is
+// enabled in, and the rich rules recorded in StatePath. Ports, services,
+// sources and rich rules an admin added are left alone, and so is the
+// zone of each interface. One --reload makes it live.
+func (f Firewalld) Remove(ctx context.Context, r host.Runner) (Plan, error) {
+	p, stateExists, err := f.removePlan(ctx, r)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
+	}
+	if stateExists {
+		if _, err := hostos.RemoveFile(ctx, r, f.statePath()); err != nil {
+			return Plan{}, err
+		}
 	}
 	return p, nil
 }
