@@ -231,3 +231,75 @@ func (u UFW) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) 
 	}
 	return p, nil
 }
+
+// forgetPlan deletes the rules Apply adds for addrs as peers: allow from
+// the address to any port, carrying cargoship's tag, the rules Apply would
+// delete once the addresses leave Desired.Peers.
+func (u UFW) forgetPlan(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	var p Plan
+	gone, err := parsePeers(addrs)
+	if err != nil || len(gone) == 0 {
+		return p, err
+	}
+	present, _, err := u.Detect(ctx, r)
+	if err != nil || !present {
+		return p, err
+	}
+	out, err := r.Sudo(ctx, "LC_ALL=C ufw show added")
+	if err != nil {
+		return p, fmt.Errorf("reading ufw rules: %w", err)
+	}
+	for _, rule := range parseUFWAdded(out) {
+		if strings.HasPrefix(rule.comment, ufwTag) && rule.action == "allow" && rule.port == "any" && rule.proto == "any" && isPeer(rule.from, gone) {
+			p.add("ufw delete "+strings.Join(rule.args(), " "), shell.Join(append([]string{"ufw", "delete"}, rule.args()...)...))
+		}
+	}
+	return p, nil
+}
+
+// PlanForget implements Firewall.
+func (u UFW) PlanForget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	return u.forgetPlan(ctx, r, addrs)
+}
+
+// Forget implements Firewall. Unlike Apply it works on an inactive ufw
+// too: a rule deleted there only leaves ufw's rules files, and nothing is
+// enabled (docs/reference/hosts.md §5.2).
+func (u UFW) Forget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	p, err := u.forgetPlan(ctx, r, addrs)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
+	}
+	return p, nil
+}
+
+// removePlan deletes every rule carrying cargoship's tag, which is what
+// Apply with an empty Desired deletes; the admin's rules carry no tag.
+func (u UFW) removePlan(ctx context.Context, r host.Runner) (Plan, error) {
+	present, _, err := u.Detect(ctx, r)
+	if err != nil || !present {
+		return Plan{}, err
+	}
+	return u.plan(ctx, r, Desired{})
+}
+
+// PlanRemove implements Firewall.
+func (u UFW) PlanRemove(ctx context.Context, r host.Runner) (Plan, error) {
+	return u.removePlan(ctx, r)
+}
+
+// Remove implements Firewall. Like Forget it works on an inactive ufw and
+// never enables or disables it.
+func (u UFW) Remove(ctx context.Context, r host.Runner) (Plan, error) {
+	p, err := u.removePlan(ctx, r)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := runScript(ctx, r, commands(p)); err != nil {
+		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
+	}
+	return p, nil
+}
