@@ -3,13 +3,17 @@ package firewall
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
@@ -183,7 +187,17 @@ type nftFacts struct {
 	enabled, active string
 }
 
+// readNFT reads the facts and requires nft.
 func readNFT(ctx context.Context, r host.Runner) (nftFacts, error) {
+	f, err := readNFTFacts(ctx, r)
+	if err == nil && f.nft == "" {
+		err = fmt.Errorf("nft is not installed")
+	}
+	return f, err
+}
+
+// readNFTFacts reads the facts; without nft, nft is "" and table false.
+func readNFTFacts(ctx context.Context, r host.Runner) (nftFacts, error) {
 	out, err := r.Sudo(ctx, host.Script(nftState, NFTUnit))
 	if err != nil {
 		return nftFacts{}, fmt.Errorf("reading nftables: %w", err)
@@ -207,9 +221,6 @@ func readNFT(ctx context.Context, r host.Runner) (nftFacts, error) {
 		case "active":
 			f.active = v
 		}
-	}
-	if f.nft == "" {
-		return f, fmt.Errorf("nft is not installed")
 	}
 	return f, nil
 }
@@ -289,6 +300,18 @@ func (n *NFTables) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, er
 const nftLoad = `if ! out=$(nft -f "$1.new" 2>&1); then rm -f "$1.new"; echo "$out" >&2; exit 1; fi
 mv -f "$1.new" "$1"`
 
+// writeAndLoad writes file beside the table file, has nft load it, and
+// only then moves it into place (nftLoad).
+func (n *NFTables) writeAndLoad(ctx context.Context, r host.Runner, file string) error {
+	if _, err := host.WriteFile(ctx, r, n.path()+".new", []byte(file), 0o644, ""); err != nil {
+		return err
+	}
+	if _, err := r.Sudo(ctx, host.Script(nftLoad, n.path())); err != nil {
+		return fmt.Errorf("loading %s: %w", n.path(), err)
+	}
+	return nil
+}
+
 // Apply implements Firewall.
 func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
 	p, w, err := n.plan(ctx, r, d)
@@ -297,11 +320,8 @@ func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	}
 	switch {
 	case w.write:
-		if _, err := host.WriteFile(ctx, r, n.path()+".new", []byte(w.file), 0o644, ""); err != nil {
+		if err := n.writeAndLoad(ctx, r, w.file); err != nil {
 			return Plan{}, err
-		}
-		if _, err := r.Sudo(ctx, host.Script(nftLoad, n.path())); err != nil {
-			return Plan{}, fmt.Errorf("loading %s: %w", n.path(), err)
 		}
 	case w.load:
 		if _, err := r.Sudo(ctx, shell.Join("nft", "-f", n.path())); err != nil {
@@ -325,6 +345,215 @@ func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	}
 	if err := runScript(ctx, r, cmds); err != nil {
 		return Plan{}, fmt.Errorf("enabling %s: %w", NFTUnit, err)
+	}
+	return p, nil
+}
+
+// nftHeader starts every table file renderNFT writes.
+const nftHeader = "#!/usr/sbin/nft -f\n# Written by cargoship"
+
+// ForgetNFT takes peers out of a table file RenderNFT wrote: their
+// single-address elements leave the sets trusted4 and trusted6, and an
+// emptied set loses its elements line, as renderNFT leaves it out. Every
+// other line stays, so the result is RenderNFT of the same Desired with
+// those peers gone: a peer's element is only ever itself (collapse keeps
+// an address only when no listed network covers it, and an address covers
+// nothing else). It returns the new file and the elements taken out.
+func ForgetNFT(file string, addrs []string) (string, []string, error) {
+	gone, err := parsePeers(addrs)
+	if err != nil {
+		return "", nil, err
+	}
+	if !strings.HasPrefix(file, nftHeader) {
+		return "", nil, fmt.Errorf("not the table file cargoship writes (it starts %q)", nftHeader)
+	}
+	var dropped []string
+	lines := strings.SplitAfter(file, "\n")
+	inSet := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "set trusted4 {" || t == "set trusted6 {":
+			inSet = true
+		case inSet && t == "}":
+			inSet = false
+		case inSet && strings.HasPrefix(t, "elements = { ") && strings.HasSuffix(t, " }"):
+			elems := strings.Split(strings.TrimSuffix(strings.TrimPrefix(t, "elements = { "), " }"), ", ")
+			var keep []string
+			for _, e := range elems {
+				if isPeer(e, gone) {
+					dropped = append(dropped, e)
+				} else {
+					keep = append(keep, e)
+				}
+			}
+			switch {
+			case len(keep) == len(elems):
+			case len(keep) == 0:
+				lines[i] = ""
+			default:
+				indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+				lines[i] = indent + "elements = { " + strings.Join(keep, ", ") + " }\n"
+			}
+		}
+	}
+	return strings.Join(lines, ""), dropped, nil
+}
+
+func (n *NFTables) forgetPlan(ctx context.Context, r host.Runner, addrs []string) (Plan, string, error) {
+	var p Plan
+	old, exists, err := host.ReadFileIfExists(ctx, r, n.path())
+	if err != nil || !exists {
+		return p, "", err
+	}
+	file, dropped, err := ForgetNFT(string(old), addrs)
+	if err != nil {
+		return p, "", fmt.Errorf("%s: %w", n.path(), err)
+	}
+	if len(dropped) > 0 {
+		p.add(fmt.Sprintf("write %s without %s and load it", n.path(), strings.Join(dropped, ", ")), shell.Join("nft", "-f", n.path()))
+	}
+	return p, file, nil
+}
+
+// PlanForget implements Firewall.
+func (n *NFTables) PlanForget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	p, _, err := n.forgetPlan(ctx, r, addrs)
+	return p, err
+}
+
+// Forget implements Firewall: the table file without the peers is loaded
+// as Apply loads one (one transaction, moved into place once nft took
+// it). No table file is nothing to do.
+func (n *NFTables) Forget(ctx context.Context, r host.Runner, addrs []string) (Plan, error) {
+	p, file, err := n.forgetPlan(ctx, r, addrs)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	if err := n.writeAndLoad(ctx, r, file); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// nftDropTable deletes our table and only ours, and does not fail when it
+// is already gone (docs/reference/hosts.md §5.3), as the unit's ExecStop.
+const nftDropTable = "add table " + NFTTable + "; delete table " + NFTTable
+
+type nftRemoval struct {
+	stop, disable, unitFile, daemonReload, table bool
+	files                                        []string
+}
+
+func (n *NFTables) removePlan(ctx context.Context, r host.Runner) (Plan, nftRemoval, error) {
+	var p Plan
+	var w nftRemoval
+	facts, err := readNFTFacts(ctx, r)
+	if err != nil {
+		return p, w, err
+	}
+	own := func(path string) (bool, error) {
+		fi, err := host.Stat(ctx, r, path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		case err != nil:
+			return false, err
+		case !fi.IsRegular():
+			p.warnf("%s is not a regular file, so not cargoship's: left alone", path)
+			return false, nil
+		}
+		return true, nil
+	}
+	if !n.NoUnit {
+		if facts.systemd && slices.Contains([]string{"active", "activating", "reloading"}, facts.active) {
+			w.stop = true
+			p.add("stop "+NFTUnit+" (its stop deletes table "+NFTTable+" only)", shell.Join("systemctl", "stop", NFTUnit))
+		}
+		if facts.systemd && (facts.enabled == "enabled" || facts.enabled == "enabled-runtime") {
+			w.disable = true
+			p.add("disable "+NFTUnit, shell.Join("systemctl", "disable", NFTUnit))
+		}
+		if w.unitFile, err = own(n.unitPath()); err != nil {
+			return p, w, err
+		}
+		if w.unitFile {
+			p.add("remove "+n.unitPath(), "")
+			if facts.systemd {
+				w.daemonReload = true
+				p.add("make systemd forget "+NFTUnit, "systemctl daemon-reload")
+			}
+		}
+	}
+	if facts.table {
+		w.table = true
+		p.add("delete table "+NFTTable, shell.Join("nft", nftDropTable))
+	}
+	for _, f := range []string{n.path(), n.path() + ".new"} {
+		ok, err := own(f)
+		if err != nil {
+			return p, w, err
+		}
+		if ok {
+			w.files = append(w.files, f)
+			p.add("remove "+f, "")
+		}
+	}
+	return p, w, nil
+}
+
+// PlanRemove implements Firewall.
+func (n *NFTables) PlanRemove(ctx context.Context, r host.Runner) (Plan, error) {
+	p, _, err := n.removePlan(ctx, r)
+	return p, err
+}
+
+// Remove implements Firewall: cargoship's boot unit is stopped, disabled
+// and removed, table inet cargoship deleted (no other table is touched,
+// and nftables.service is neither stopped nor disabled), and the table
+// file removed; then the table is checked to be gone. It needs no nft
+// where there is no table.
+func (n *NFTables) Remove(ctx context.Context, r host.Runner) (Plan, error) {
+	p, w, err := n.removePlan(ctx, r)
+	if err != nil || !p.Changed() {
+		return p, err
+	}
+	var cmds []string
+	if w.stop {
+		cmds = append(cmds, shell.Join("systemctl", "stop", NFTUnit))
+	}
+	if w.disable {
+		cmds = append(cmds, shell.Join("systemctl", "disable", NFTUnit))
+	}
+	if err := runScript(ctx, r, cmds); err != nil {
+		return Plan{}, fmt.Errorf("stopping %s: %w", NFTUnit, err)
+	}
+	if w.unitFile {
+		if _, err := hostos.RemoveFile(ctx, r, n.unitPath()); err != nil {
+			return Plan{}, err
+		}
+	}
+	if w.daemonReload {
+		if _, err := r.Sudo(ctx, "systemctl daemon-reload"); err != nil {
+			return Plan{}, fmt.Errorf("systemctl daemon-reload: %w", err)
+		}
+	}
+	if w.table {
+		if _, err := r.Sudo(ctx, shell.Join("nft", nftDropTable)); err != nil {
+			return Plan{}, fmt.Errorf("deleting table %s: %w", NFTTable, err)
+		}
+		facts, err := readNFTFacts(ctx, r)
+		if err != nil {
+			return Plan{}, err
+		}
+		if facts.table {
+			return Plan{}, fmt.Errorf("%s: table %s is still loaded after deleting it", r, NFTTable)
+		}
+	}
+	for _, f := range w.files {
+		if _, err := hostos.RemoveFile(ctx, r, f); err != nil {
+			return Plan{}, err
+		}
 	}
 	return p, nil
 }
