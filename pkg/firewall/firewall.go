@@ -80,6 +80,26 @@ type Firewall interface {
 	// on a host that already matches it runs nothing and returns an empty
 	// Plan.
 	Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error)
+
+	// PlanForget reads the host and returns what Forget would change; it
+	// changes nothing.
+	PlanForget(ctx context.Context, r host.Runner, addrs []string) (Plan, error)
+	// Forget stops trusting the peers addrs (nodes that left the cluster)
+	// and changes nothing else, leaving exactly what Apply with those
+	// addresses taken out of Desired.Peers leaves, so that a later Apply
+	// of the smaller fleet finds nothing to do. It needs no Desired:
+	// networks, ports and rules are not known where it runs. A host with
+	// no cargoship configuration in this front end, or none of addrs in
+	// it, changes nothing; empty addresses are ignored.
+	Forget(ctx context.Context, r host.Runner, addrs []string) (Plan, error)
+	// PlanRemove reads the host and returns what Remove would change; it
+	// changes nothing.
+	PlanRemove(ctx context.Context, r host.Runner) (Plan, error)
+	// Remove takes out everything cargoship added to this front end, as
+	// the front end recognises its own, and nothing else. It never stops,
+	// disables or enables the firewall. A host with nothing of cargoship's
+	// changes nothing; a second Remove returns an empty Plan.
+	Remove(ctx context.Context, r host.Runner) (Plan, error)
 }
 
 // All returns every front end, in the order Choose prefers them.
