@@ -316,6 +316,15 @@ type Unprepare struct {
 	HostsPath, SysctlPath, ModulesPath, FapolicydDir string
 }
 
+var (
+	_ Step = Unprepare{}
+	_ Step = RemoveHostsBlock{}
+	_ Step = RemoveSysctlFile{}
+	_ Step = RemoveModulesFile{}
+	_ Step = RemoveFapolicydRules{}
+	_ Step = ForgetHosts{}
+)
+
 // Steps are the removals Unprepare runs, in order.
 func (u Unprepare) Steps() []Step {
 	return []Step{
