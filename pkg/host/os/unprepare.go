@@ -228,10 +228,11 @@ func (h RemoveHostsBlock) Apply(ctx context.Context, r host.Runner) (Change, err
 
 // RemoveFapolicydRules removes the rule files Fapolicyd writes and, when
 // one was removed and fapolicyd runs, loads the rules as Fapolicyd does
-// (fagenrules --load, a restart before fapolicyd 1.3; docs/reference/
-// hosts.md §7.1). A fapolicyd that does not run is not started. Where
-// fagenrules is missing or the legacy fapolicyd.rules makes it refuse, the
-// files are removed and the reload is left out with a warning.
+// (fagenrules --load, a restart before fapolicyd 1.3;
+// docs/reference/hosts.md §7.1). A fapolicyd that does not run is not
+// started. Where fagenrules is missing or the legacy fapolicyd.rules makes
+// it refuse, the files are removed and the reload is left out with a
+// warning.
 type RemoveFapolicydRules struct {
 	// Configurer tells whether fapolicyd runs, its version and how to
 	// restart it; needed only when there are rule files to remove.
