@@ -41,7 +41,7 @@ func TestParallelErrorsUnwrapToEachHostsError(t *testing.T) {
 	cancel()
 	err := hostsNamed("kc0", "kw0").Parallel(ctx, 1, func(context.Context, *Host) error { return nil })
 	require.Error(t, err)
-	assert.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, context.Canceled)
 
 	sentinel := errors.New("sentinel")
 	err = hostsNamed("kc0").Parallel(context.Background(), 0, func(context.Context, *Host) error { return sentinel })

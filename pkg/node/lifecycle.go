@@ -35,7 +35,7 @@ func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
 		case !n.Ready:
 			return errors.New("registered, not Ready")
 		case version != "" && !sameVersion(n.KubeletVersion, version):
-			return fmt.Errorf("Ready at %s, waiting for %s", n.KubeletVersion, version)
+			return fmt.Errorf("kubelet at %s, waiting for %s", n.KubeletVersion, version)
 		}
 		return nil
 	})

@@ -67,11 +67,11 @@ func TestUninstallNodeRemovesTheEnginesFilesAndOnlyThose(t *testing.T) {
 		"/etc/systemd/system/k3s-agent.service", "/etc/rancher/k3s", "/var/lib/rancher/k3s", "/etc/cargoship", "/usr/bin/kubectl",
 	} {
 		_, err := os.Lstat(at(gone))
-		assert.ErrorIs(t, err, os.ErrNotExist, "%s should be gone", gone)
+		require.ErrorIs(t, err, os.ErrNotExist, "%s should be gone", gone)
 	}
 	for _, kept := range []string{"/etc/rancher/node/password", "/var/lib/rancher/other/keep", "/usr/local/bin/crictl", "/usr/local/bin/helm"} {
 		_, err := os.Lstat(at(kept))
-		assert.NoError(t, err, "%s is not the engine's and stays", kept)
+		require.NoError(t, err, "%s is not the engine's and stays", kept)
 	}
 	assert.Empty(t, h.EngineVersion)
 
