@@ -93,7 +93,7 @@ func ResetPhases() []phase.Phase {
 		&phase.DetectOS{},
 		&phase.GatherFacts{},
 		&phase.ValidateHosts{},
-		&phase.DistroFacts{},
+		&phase.DistroFacts{AnyVersion: true},
 		plan,
 		lock,
 		&phase.DrainNodes{Reset: plan},

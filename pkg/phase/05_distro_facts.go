@@ -17,6 +17,9 @@ import (
 type DistroFacts struct {
 	readOnly
 	base
+	// AnyVersion accepts a host newer than the package: a reset installs
+	// nothing, so there is no downgrade to refuse.
+	AnyVersion bool
 }
 
 // Title implements Phase.
@@ -34,7 +37,7 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		s.Logger().Info("engine found on the hosts", "engine", e.Name())
 	}
 	var want *engine.Version
-	if s.Distro != nil && s.Distro.Spec.Version != "" {
+	if !p.AnyVersion && s.Distro != nil && s.Distro.Spec.Version != "" {
 		v, err := engine.ParseVersion(s.Distro.Spec.Version)
 		if err != nil {
 			return fmt.Errorf("the package's spec.version: %w", err)
