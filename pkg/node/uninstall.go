@@ -119,11 +119,11 @@ func (s *Fleet) PlanUninstall(ctx context.Context, h *Host, u Uninstall) ([]Chan
 		return nil, err
 	}
 	var out []Change
-	for _, unit := range units {
-		out = append(out, Change{Host: h.String(), What: "stop and disable " + unit})
-	}
 	if len(units) > 0 || len(have) > 0 {
 		out = append(out, Change{Host: h.String(), What: "stop every " + s.Engine.Name() + " process and unmount what it mounted"})
+	}
+	for _, unit := range units {
+		out = append(out, Change{Host: h.String(), What: "stop and disable " + unit})
 	}
 	for _, p := range have {
 		out = append(out, Change{Host: h.String(), What: "remove " + p})
@@ -139,14 +139,16 @@ func (s *Fleet) UninstallNode(ctx context.Context, h *Host, phaseTitle string, u
 	if err != nil {
 		return err
 	}
+	// The engine's own clean-up first: kubeadm reset needs containerd
+	// still running to remove the node's containers.
+	if _, err := h.Conn.Sudo(ctx, u.Killall); err != nil {
+		return fmt.Errorf("stopping %s's processes: %w", s.Engine.Name(), err)
+	}
 	for _, unit := range units {
 		if _, err := h.Conn.Sudo(ctx, shell.Join("systemctl", "disable", "--now", unit)); err != nil {
 			return fmt.Errorf("stopping %s: %w", unit, err)
 		}
 		add("stopped and disabled " + unit)
-	}
-	if _, err := h.Conn.Sudo(ctx, u.Killall); err != nil {
-		return fmt.Errorf("stopping %s's processes: %w", s.Engine.Name(), err)
 	}
 	have, err := u.present(ctx, h.Conn)
 	if err != nil {
