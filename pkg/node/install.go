@@ -106,8 +106,15 @@ func (s *Fleet) InstallPackages(ctx context.Context, h *Host, phaseTitle string)
 	if err != nil {
 		return err
 	}
+	fresh, err := newPackages(ctx, h, missing)
+	if err != nil {
+		return err
+	}
 	if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
 		return fmt.Errorf("installing %s: %w", strings.Join(missing, ", "), err)
+	}
+	if err := recordPackages(ctx, h, fresh); err != nil {
+		return err
 	}
 	s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: fmt.Sprintf("installed %d package(s) with %s: %s", len(missing), tool, strings.Join(missing, ", "))})
 	return nil

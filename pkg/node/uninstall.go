@@ -118,12 +118,19 @@ func (s *Fleet) PlanUninstall(ctx context.Context, h *Host, u Uninstall) ([]Chan
 	if err != nil {
 		return nil, err
 	}
+	pkgs, err := RecordedPackages(ctx, h)
+	if err != nil {
+		return nil, err
+	}
 	var out []Change
-	if len(units) > 0 || len(have) > 0 {
+	if len(units) > 0 || len(have) > 0 || len(pkgs) > 0 {
 		out = append(out, Change{Host: h.String(), What: "stop every " + s.Engine.Name() + " process and unmount what it mounted"})
 	}
 	for _, unit := range units {
 		out = append(out, Change{Host: h.String(), What: "stop and disable " + unit})
+	}
+	for _, p := range pkgs {
+		out = append(out, Change{Host: h.String(), What: "remove package " + p + " (installed by cargoship)"})
 	}
 	for _, p := range have {
 		out = append(out, Change{Host: h.String(), What: "remove " + p})
@@ -150,6 +157,18 @@ func (s *Fleet) UninstallNode(ctx context.Context, h *Host, phaseTitle string, u
 		}
 		add("stopped and disabled " + unit)
 	}
+	// The packages before the files: the record is in StateDir, and a
+	// package's own scripts may still need what the files hold.
+	pkgs, err := RecordedPackages(ctx, h)
+	if err != nil {
+		return err
+	}
+	if len(pkgs) > 0 {
+		if err := removePackages(ctx, h, pkgs); err != nil {
+			return err
+		}
+		add("removed package(s) " + strings.Join(pkgs, ", "))
+	}
 	have, err := u.present(ctx, h.Conn)
 	if err != nil {
 		return err
@@ -172,7 +191,7 @@ func (s *Fleet) UninstallNode(ctx context.Context, h *Host, phaseTitle string, u
 	s.mu.Lock()
 	h.EngineVersion, h.EngineRunning, h.JoinsThrough = "", false, ""
 	s.mu.Unlock()
-	if len(units) > 0 {
+	if len(units) > 0 || len(pkgs) > 0 {
 		return DaemonReload(ctx, h)
 	}
 	return nil

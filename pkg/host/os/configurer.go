@@ -29,6 +29,9 @@ type Configurer interface {
 	// InstallCommand renders the command installing files (absolute paths
 	// on the host) in one transaction with every repository disabled.
 	InstallCommand(tool string, files []string) (string, error)
+	// RemoveCommand renders the command removing the named packages in
+	// one transaction, refusing rather than removing what depends on them.
+	RemoveCommand(names []string) (string, error)
 	// SELinuxMode is "enforcing", "permissive" or "disabled".
 	SELinuxMode(ctx context.Context, r host.Runner) (string, error)
 	// FapolicydActive reports whether the fapolicyd service runs.

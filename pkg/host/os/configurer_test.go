@@ -272,3 +272,50 @@ func TestOpenRCStatusCodes(t *testing.T) {
 		t.Errorf("enable = %q", cmd)
 	}
 }
+
+// TestRemoveCommandsThroughShell runs every rendered remove command in a
+// real shell against stub tools: the names arrive as given, after the
+// option that ends the options where the tool has one.
+func TestRemoveCommandsThroughShell(t *testing.T) {
+	names := []string{"rke2-server", "rke2-common"}
+	cases := []struct {
+		c    Configurer
+		want []string
+	}{
+		{EnterpriseLinux{}, []string{"rpm", "-e", "--"}},
+		{SUSE{}, []string{"rpm", "-e", "--"}},
+		{Debian{}, []string{"env", "DEBIAN_FRONTEND=noninteractive", "dpkg", "--purge", "--"}},
+		{Alpine{}, []string{"apk", "del", "--no-network"}},
+	}
+	for _, c := range cases {
+		t.Run(c.c.Family(), func(t *testing.T) {
+			stubs, err := hosttest.NewStubs(t.TempDir(), "rpm", "env", "apk")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd, err := c.c.RemoveCommand(names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := stubs.Runner().Run(context.Background(), cmd); err != nil {
+				t.Fatal(err)
+			}
+			calls, _ := stubs.Calls()
+			want := append(append([]string{}, c.want...), names...)
+			if len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
+				t.Errorf("argv = %q\nwant   %q", calls, want)
+			}
+		})
+	}
+}
+
+func TestRemoveCommandRefuses(t *testing.T) {
+	for _, names := range [][]string{nil, {"-rf"}, {"a b"}, {"x;reboot"}, {""}} {
+		if _, err := (Debian{}).RemoveCommand(names); err == nil {
+			t.Errorf("%q: want an error", names)
+		}
+	}
+	if _, err := (Other{}).RemoveCommand([]string{"a"}); err == nil {
+		t.Error("Other has no package tool")
+	}
+}
