@@ -36,6 +36,10 @@ type Firewalld struct {
 	// from the document is removed from the host while the admin's own
 	// rich rules are left alone. Defaults to RichRulesState.
 	StatePath string
+	// ConfigDir and DefaultsDir are firewalld's configuration and
+	// built-in directories, FirewalldConfigDir and FirewalldDefaultsDir
+	// unless a test points them elsewhere.
+	ConfigDir, DefaultsDir string
 }
 
 // Name implements Firewall.
@@ -541,14 +545,14 @@ func holdsOurs(st fwOwn) string {
 	return ""
 }
 
-func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, error) {
+func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, []string, bool, error) {
 	var p Plan
 	if ok, err := f.running(ctx, r, &p); err != nil || !ok {
-		return p, false, err
+		return p, nil, false, err
 	}
 	recorded, stateExists, err := host.ReadFileIfExists(ctx, r, f.statePath())
 	if err != nil {
-		return p, false, err
+		return p, nil, false, err
 	}
 	type richLine struct{ zone, rule string }
 	var rich []richLine
@@ -563,7 +567,7 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, e
 	}
 	perm, err := readFirewalldOwn(ctx, r, true, true, richZones)
 	if err != nil {
-		return p, false, err
+		return p, nil, false, err
 	}
 	fw := func(args ...string) string {
 		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
@@ -571,19 +575,28 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, e
 	// Every zone's references go with what they name: a zone naming a
 	// deleted ipset or service fails the next reload, and --delete-* does
 	// not look (docs/reference/hosts.md §5.1).
+	var touched []string
+	touch := func(z string) {
+		if !slices.Contains(touched, z) {
+			touched = append(touched, z)
+		}
+	}
 	for _, z := range perm.zones {
 		for _, s := range perm.sources[z] {
 			if name, ok := strings.CutPrefix(s, "ipset:"); ok && slices.Contains(ourIPSets, name) {
 				p.add(fmt.Sprintf("stop trusting ipset %s in zone %s", name, z), fw("--zone="+z, "--remove-source="+s))
+				touch(z)
 			}
 		}
 		if slices.Contains(perm.zoneServices[z], FirewalldServ) {
 			p.add(fmt.Sprintf("disable service %s in zone %s", FirewalldServ, z), fw("--zone="+z, "--remove-service="+FirewalldServ))
+			touch(z)
 		}
 	}
 	for _, rl := range rich {
 		if slices.Contains(perm.rich[rl.zone], rl.rule) {
 			p.add(fmt.Sprintf("remove rich rule %s from zone %s", rl.rule, rl.zone), fw("--zone="+rl.zone, "--remove-rich-rule="+rl.rule))
+			touch(rl.zone)
 		}
 	}
 	for _, set := range ourIPSets {
@@ -599,7 +612,7 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, e
 	} else {
 		run, err := readFirewalldOwn(ctx, r, false, true, nil)
 		if err != nil {
-			return p, false, err
+			return p, nil, false, err
 		}
 		if what := holdsOurs(run); what != "" {
 			p.add("reload: the runtime configuration still holds "+what, "firewall-cmd --reload")
@@ -608,12 +621,15 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, bool, e
 	if stateExists {
 		p.add("remove "+f.statePath(), "")
 	}
-	return p, stateExists, nil
+	return p, touched, stateExists, nil
 }
 
 // PlanRemove implements Firewall.
 func (f Firewalld) PlanRemove(ctx context.Context, r host.Runner) (Plan, error) {
-	p, _, err := f.removePlan(ctx, r)
+	p, touched, _, err := f.removePlan(ctx, r)
+	for _, z := range touched {
+		p.add("restore zone "+z+" to its built-in defaults if nothing but cargoship's changes set it apart", "")
+	}
 	return p, err
 }
 
@@ -622,15 +638,21 @@ func (f Firewalld) PlanRemove(ctx context.Context, r host.Runner) (Plan, error) 
 // the service "cargoship" (with the ports it opens) and every zone it is
 // enabled in, and the rich rules recorded in StatePath. Ports, services,
 // sources and rich rules an admin added are left alone, and so is the
-// zone of each interface. One --reload makes it live.
+// zone of each interface. One --reload makes it live; then tidy puts
+// back what firewalld's bookkeeping of cargoship's changes left.
 func (f Firewalld) Remove(ctx context.Context, r host.Runner) (Plan, error) {
-	p, stateExists, err := f.removePlan(ctx, r)
+	p, touched, stateExists, err := f.removePlan(ctx, r)
 	if err != nil || !p.Changed() {
 		return p, err
 	}
 	if err := runScript(ctx, r, commands(p)); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
+	tidied, err := f.tidy(ctx, r, touched)
+	if err != nil {
+		return Plan{}, fmt.Errorf("tidying firewalld's files: %w", err)
+	}
+	p.Actions = append(p.Actions, tidied.Actions...)
 	if stateExists {
 		if _, err := hostos.RemoveFile(ctx, r, f.statePath()); err != nil {
 			return Plan{}, err

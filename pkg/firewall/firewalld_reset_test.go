@@ -79,7 +79,7 @@ func TestFirewalldForgetIsApplyWithoutThePeers(t *testing.T) {
 	var fws [2]Firewalld
 	for i := range hosts {
 		hosts[i] = newFakeHost(t, &fakeState{Firewalld: adminFirewalld()})
-		fws[i] = Firewalld{StatePath: filepath.Join(t.TempDir(), "rich")}
+		fws[i] = Firewalld{StatePath: filepath.Join(t.TempDir(), "rich"), ConfigDir: t.TempDir(), DefaultsDir: t.TempDir()}
 		if _, err := fws[i].Apply(ctx, hosts[i], d); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestFirewalldRemoveLeavesTheAdminsConfiguration(t *testing.T) {
 	ctx := context.Background()
 	before := adminFirewalld()
 	h := newFakeHost(t, &fakeState{Firewalld: adminFirewalld()})
-	fw := Firewalld{StatePath: filepath.Join(t.TempDir(), "rich")}
+	fw := Firewalld{StatePath: filepath.Join(t.TempDir(), "rich"), ConfigDir: t.TempDir(), DefaultsDir: t.TempDir()}
 	d := cluster
 	d.Interface = "eth1"
 	if _, err := fw.Apply(ctx, h, d); err != nil {
