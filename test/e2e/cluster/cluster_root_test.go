@@ -21,14 +21,16 @@ func TestClusterPhases(t *testing.T) {
 
 	t.Run("bad-input", func(t *testing.T) { badInput(t, w, in, pkg) })
 
+	// fresh is every host before cargoship touched it, the join host
+	// included: the whole reset at the end must leave each one like this.
 	fresh := map[string]string{}
 	t.Run("dry-run-fresh", func(t *testing.T) {
-		for _, h := range w.views.Apply.Spec.Hosts {
+		for _, h := range w.views.All.Spec.Hosts {
 			fresh[h.Hostname] = in.fingerprint(t, h.Hostname)
 		}
 		rep := runWhole(t, w, pkg.Path, w.applyPath, true)
 		assert.NotEmpty(t, rep.Changes(), "a dry run on a fresh fleet lists the work")
-		for _, h := range w.views.Apply.Spec.Hosts {
+		for _, h := range w.views.All.Spec.Hosts {
 			sameFingerprint(t, h.Hostname, fresh[h.Hostname], in.fingerprint(t, h.Hostname), "a dry run changed a byte")
 		}
 	})
@@ -65,9 +67,17 @@ func TestClusterPhases(t *testing.T) {
 		}
 		joinWalk(t, w, in, pkg)
 	})
+	// running is the package the cluster runs: the reset walk removes its
+	// files and joins again with it. The newer package outlives the
+	// upgrade subtest, so it is built here.
+	running := pkg
+	up, upErr := upgradeEnabled()
+	var newer *testPackage
+	if upErr == nil && up && !w.stage && applied {
+		newer = buildTestPackage(t, upgradeVersion, upgradeBuilt)
+	}
 	t.Run("upgrade", func(t *testing.T) {
-		up, err := upgradeEnabled()
-		require.NoError(t, err)
+		require.NoError(t, upErr)
 		switch {
 		case w.stage:
 			t.Skipf("%s is set: a stage-only run has nothing to upgrade", envStageOnly)
@@ -77,10 +87,17 @@ func TestClusterPhases(t *testing.T) {
 		if !applied {
 			t.Fatal("the apply walk failed: there is no cluster to upgrade")
 		}
-		upgradeWalk(t, w, in)
+		upgradeWalk(t, w, in, newer)
+		running = newer
 	})
 	t.Run("reset", func(t *testing.T) {
-		t.Skip("cargoship reset is not built yet: nothing tears the cluster down")
+		if w.stage {
+			t.Skipf("%s is set: a stage-only run installs no engine to take off", envStageOnly)
+		}
+		if !applied {
+			t.Fatal("the apply walk failed: there is no cluster to reset")
+		}
+		resetWalk(t, w, in, running, fresh)
 	})
 }
 

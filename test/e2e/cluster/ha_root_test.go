@@ -17,7 +17,9 @@ import (
 
 // TestThreeControllers applies to three controllers and a worker: the
 // first controller founds the cluster once, the other two join it one at a
-// time through the founder, and a second apply changes nothing.
+// time through the founder, and a second apply changes nothing. After the
+// upgrade, a reset takes the founder out (the next controller becomes the
+// first server, the others are repointed to it) and an apply puts it back.
 func TestThreeControllers(t *testing.T) {
 	stage, err := stageOnly()
 	require.NoError(t, err)
@@ -101,4 +103,15 @@ func TestThreeControllers(t *testing.T) {
 		assert.True(t, node.Ready, "%s Ready", n)
 		assert.False(t, node.Unschedulable, "%s uncordoned", n)
 	}
+
+	t.Run("reset refusals", func(t *testing.T) {
+		expectResetRefusals(t, w, in, newer.Path, []resetRefusal{
+			{name: "unknown target", targets: []string{"kc9"}, words: []string{`"kc9"`, "names no host"}, atLoad: true},
+			{name: "two running controllers", targets: []string{"kc1", "kc2"}, words: []string{"kc1", "kc2", "one controller per run"}},
+		})
+	})
+	if !t.Run("remove the founder", func(t *testing.T) { removeFounder(t, w, in, newer, "kc0", "kc1") }) {
+		t.FailNow()
+	}
+	t.Run("add it back", func(t *testing.T) { addFounderBack(t, w, in, newer, "kc0", "kc1") })
 }

@@ -84,11 +84,10 @@ func firewallDump(t *testing.T, in *inspector, host string) string {
 	return out
 }
 
-// upgradeWalk applies a package at a newer engine version: every node ends
-// at the new version, controllers upgraded before workers, each upgraded
-// once.
-func upgradeWalk(t *testing.T, w *world, in *inspector) {
-	newer := buildTestPackage(t, upgradeVersion, upgradeBuilt)
+// upgradeWalk applies newer, a package at a newer engine version: every
+// node ends at the new version, controllers upgraded before workers, each
+// upgraded once.
+func upgradeWalk(t *testing.T, w *world, in *inspector, newer *testPackage) {
 	rep := runWhole(t, w, newer.Path, w.allPath, false)
 	ctl := w.firstController()
 	for name, n := range clusterNodes(t, in, ctl) {
