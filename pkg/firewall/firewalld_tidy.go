@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -99,7 +100,7 @@ func canonicalXML(data []byte) (string, error) {
 	stack := []*node{{}}
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -124,7 +125,7 @@ func canonicalXML(data []byte) (string, error) {
 		}
 	}
 	if len(stack) != 1 || len(stack[0].children) != 1 {
-		return "", fmt.Errorf("not one XML document")
+		return "", errors.New("not one XML document")
 	}
 	return stack[0].children[0], nil
 }
