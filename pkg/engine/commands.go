@@ -30,3 +30,19 @@ func firstInstalled(candidates []string, args ...string) string {
 	b.WriteString(" fi")
 	return b.String()
 }
+
+// firstInstalledElse runs argv(candidate) for the first executable
+// candidate, and otherwise the shell command missing.
+func firstInstalledElse(candidates []string, missing string, argv func(string) []string) string {
+	var b strings.Builder
+	for i, c := range candidates {
+		if i == 0 {
+			b.WriteString("if")
+		} else {
+			b.WriteString(" elif")
+		}
+		b.WriteString(" [ -x " + shell.Quote(c) + " ]; then " + shell.Join(argv(c)...) + ";")
+	}
+	b.WriteString(" else " + missing + "; fi")
+	return b.String()
+}

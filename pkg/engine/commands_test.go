@@ -24,11 +24,10 @@ func shellWords(t *testing.T, cmd string) []string {
 func TestKubectlQuotesEveryArgument(t *testing.T) {
 	hostile := []string{"label", "node", "a;reboot", "k=$(id)", "it's", "two words", "`x`", ""}
 	want := map[string][]string{
-		v1alpha1.EngineK3s:      {"env", "KUBECONFIG=/etc/rancher/k3s/k3s.yaml", "/usr/local/bin/k3s", "kubectl"},
 		v1alpha1.EngineRKE2:     {"env", "KUBECONFIG=/etc/rancher/rke2/rke2.yaml", "/var/lib/rancher/rke2/bin/kubectl"},
 		v1alpha1.EngineUpstream: {"/usr/bin/kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf"},
 	}
-	for _, name := range v1alpha1.Engines {
+	for _, name := range []string{v1alpha1.EngineRKE2, v1alpha1.EngineUpstream} {
 		t.Run(name, func(t *testing.T) {
 			e, err := For(name)
 			require.NoError(t, err)
@@ -37,6 +36,35 @@ func TestKubectlQuotesEveryArgument(t *testing.T) {
 			assert.Contains(t, cmd, "'a;reboot'")
 		})
 	}
+}
+
+// k3s's kubectl is the k3s binary's subcommand, run from whichever of
+// its install directories holds it: here only /opt/bin does (Flatcar and
+// other hosts with a read-only /usr). Where none does, the command fails
+// naming the directories, rather than running nothing.
+func TestK3sKubectlFindsTheBinaryWhereverItIs(t *testing.T) {
+	e, err := For(v1alpha1.EngineK3s)
+	require.NoError(t, err)
+	root := t.TempDir()
+	moved := func(cmd string) string {
+		return strings.NewReplacer("/usr/local/bin/", root+"/usr/local/bin/", "/opt/bin/", root+"/opt/bin/").Replace(cmd)
+	}
+	hostile := []string{"get", "node", "a;reboot", "it's", ""}
+	cmd := moved(e.Kubectl(hostile...))
+
+	_, err = exec.Command("sh", "-c", cmd).Output()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "no k3s anywhere is an error")
+	assert.Equal(t, 127, exit.ExitCode())
+	assert.Contains(t, string(exit.Stderr), "/usr/local/bin, /opt/bin")
+
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "opt/bin"), 0o755))
+	printArgs := "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "opt/bin/k3s"), []byte(printArgs), 0o755))
+	out, err := exec.Command("sh", "-c", cmd).Output()
+	require.NoError(t, err, cmd)
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	assert.Equal(t, append([]string{filepath.Join(root, "opt/bin/k3s"), "kubectl"}, hostile...), got)
 }
 
 func TestImportImagesCommand(t *testing.T) {

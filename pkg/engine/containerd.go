@@ -25,6 +25,11 @@ func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
 	}
 	b.WriteString("\n[plugins.'io.containerd.cri.v1.images'.registry]\n")
 	b.WriteString("  config_path = " + tomlString(containerdHosts) + "\n")
+	// runtime_type is written, not left to containerd's defaults: a
+	// runtimes table that sets only options relies on how containerd
+	// merges it with its own (docs/reference/engines.md 8).
+	b.WriteString("\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]\n")
+	b.WriteString("  runtime_type = " + tomlString("io.containerd.runc.v2") + "\n")
 	b.WriteString("\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n")
 	b.WriteString("  SystemdCgroup = true\n")
 	files := []File{

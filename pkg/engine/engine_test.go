@@ -95,7 +95,12 @@ func TestPortsPerRole(t *testing.T) {
 	up, _ := For(v1alpha1.EngineUpstream)
 	got, err = up.Ports(true, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []v1alpha1.Port{port("2379-2380", "tcp"), port("6443", "tcp"), port("10250", "tcp"), port("10257", "tcp"), port("10259", "tcp")}, got)
+	assert.Equal(t, []v1alpha1.Port{port("2379-2380", "tcp"), port("6443", "tcp"), port("10250", "tcp"), port("10256", "tcp"), port("10257", "tcp"), port("10259", "tcp")}, got)
+	// Workers too: kube-proxy's health port is what a load balancer's
+	// health check dials on every node.
+	got, err = up.Ports(false, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []v1alpha1.Port{port("10250", "tcp"), port("10256", "tcp"), port("30000-32767", "tcp")}, got)
 }
 
 func TestNetwork(t *testing.T) {

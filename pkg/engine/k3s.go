@@ -9,10 +9,12 @@ import (
 // sharing 6443.
 func newK3s() *rancher {
 	return &rancher{
-		name:              v1alpha1.EngineK3s,
-		joinPort:          apiPort,
-		binDirs:           []string{"/usr/local/bin", "/opt/bin"},
-		kubectl:           []string{"/usr/local/bin/k3s", "kubectl"},
+		name:     v1alpha1.EngineK3s,
+		joinPort: apiPort,
+		binDirs:  []string{"/usr/local/bin", "/opt/bin"},
+		// kubectl is the k3s binary's own subcommand, wherever the
+		// binary was installed (binDirs).
+		kubectlSub:        "kubectl",
 		serverUnit:        "k3s",
 		agentUnit:         "k3s-agent",
 		agentUninstall:    "k3s-agent-uninstall.sh",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"path"
+	"strings"
 
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -18,8 +19,11 @@ type rancher struct {
 	// binDirs are where install routes put the binary and its scripts,
 	// preferred first.
 	binDirs []string
-	// kubectl is the argv prefix of the engine's kubectl.
-	kubectl []string
+	// kubectl is the argv prefix of the engine's kubectl at a fixed
+	// path; kubectlSub, when set instead, is the engine binary's own
+	// kubectl subcommand, run from whichever of binDirs holds it.
+	kubectl    []string
+	kubectlSub string
 	// serverUnit and agentUnit are the systemd services.
 	serverUnit, agentUnit string
 	// agentUninstall is the uninstall script's name on workers.
@@ -137,8 +141,15 @@ func (r *rancher) VersionCommand() string {
 
 // Kubectl implements Engine.
 func (r *rancher) Kubectl(args ...string) string {
-	argv := append([]string{"env", "KUBECONFIG=" + r.Paths().Kubeconfig}, r.kubectl...)
-	return shell.Join(append(argv, args...)...)
+	env := []string{"env", "KUBECONFIG=" + r.Paths().Kubeconfig}
+	if r.kubectlSub == "" {
+		return shell.Join(append(append(env, r.kubectl...), args...)...)
+	}
+	bins := r.binaries(r.name)
+	missing := shell.Join("echo", r.name+" is in none of "+strings.Join(r.binDirs, ", ")) + " >&2; exit 127"
+	return firstInstalledElse(bins, missing, func(bin string) []string {
+		return append(append(append(env, bin), r.kubectlSub), args...)
+	})
 }
 
 // StartCommand implements Engine.

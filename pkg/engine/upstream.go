@@ -65,15 +65,17 @@ func (u *upstream) APIPort() int { return apiPort }
 // the cluster through the API server.
 func (u *upstream) JoinPort() int { return apiPort }
 
-// Ports implements Engine (docs/reference/engines.md 6, KW-PORTS); CNI ports
-// are the CNI's own and not known here.
+// Ports implements Engine (docs/reference/engines.md 6, KW-PORTS): every
+// node also opens 10256, kube-proxy's health endpoint, which an external
+// load balancer's health check dials. CNI ports are the CNI's own and not
+// known here.
 func (u *upstream) Ports(controller bool, _ map[string]any) ([]v1alpha1.Port, error) {
 	if controller {
 		return sortPorts([]v1alpha1.Port{
-			tcp("6443"), tcp("2379-2380"), tcp("10250"), tcp("10257"), tcp("10259"),
+			tcp("6443"), tcp("2379-2380"), tcp("10250"), tcp("10256"), tcp("10257"), tcp("10259"),
 		}), nil
 	}
-	return sortPorts([]v1alpha1.Port{tcp("10250"), tcp("30000-32767")}), nil
+	return sortPorts([]v1alpha1.Port{tcp("10250"), tcp("10256"), tcp("30000-32767")}), nil
 }
 
 // Network implements Engine: clusterConfiguration.networking.podSubnet
