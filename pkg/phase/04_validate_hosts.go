@@ -1,7 +1,9 @@
 package phase
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -49,6 +51,9 @@ func (p *ValidateHosts) Run(ctx context.Context) error {
 		}
 		if s.Options.UpdateFirewall && len(h.Facts.Firewalls) == 0 {
 			return 0, false, fmt.Errorf("--update-firewall is set but the host has no firewall front end (firewalld, ufw or nft)")
+		}
+		if problem, err := p.decompressorProblem(ctx, h); err != nil || problem != "" {
+			return 0, false, cmp.Or(err, errors.New(problem))
 		}
 		before := p.now()
 		out, err := h.Conn.Run(ctx, "date -u +%s")
