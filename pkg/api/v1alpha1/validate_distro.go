@@ -153,6 +153,12 @@ func validateDistroConfig(d *document, ds *Distro) {
 	}
 	if ic.Path != "" && !isCleanAbsPath(ic.Path) {
 		d.errorf("spec.config.imageConfig.path", "%q must be an absolute path without '..'", ic.Path)
+	} else if want := DefaultImagesDir(ds.Spec.Type); ic.Path != "" && ds.Spec.Type != EngineUpstream && path.Clean(ic.Path) != want {
+		// k3s and rke2 import only from their data-dir's agent/images, and
+		// cargoship supports only their default data-dir
+		// (docs/reference/engines.md 1.1, 1.2): archives anywhere else would
+		// be placed and never imported.
+		d.errorf("spec.config.imageConfig.path", "%q is never imported: %s imports images only from %s; leave imageConfig.path unset or set it to that", ic.Path, ds.Spec.Type, want)
 	}
 	seen := map[string]int{}
 	for i, img := range ic.Images {
