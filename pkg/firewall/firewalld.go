@@ -147,34 +147,22 @@ func readFirewalld(ctx context.Context, r host.Runner, permanent bool, zone stri
 		return fwState{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
 	}
 	st := fwState{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{}}
-	section, arg := "", ""
-	for _, line := range strings.Split(out, "\n") {
-		if name, ok := strings.CutPrefix(line, "@@"); ok {
-			section, arg, _ = strings.Cut(name, " ")
-			continue
-		}
-		words := strings.Fields(line)
-		switch section {
+	for _, sec := range splitSections(out) {
+		switch sec.name {
 		case "ipsets":
-			for _, w := range words {
-				st.ipsets[w] = true
-			}
+			addAll(st.ipsets, sec.words())
 		case "entries":
-			st.entries[arg] = append(st.entries[arg], words...)
+			st.entries[sec.arg] = append(st.entries[sec.arg], sec.words()...)
 		case "trusted":
-			st.trusted = append(st.trusted, words...)
+			st.trusted = append(st.trusted, sec.words()...)
 		case "services":
-			for _, w := range words {
-				st.services[w] = true
-			}
+			addAll(st.services, sec.words())
 		case "ports":
-			st.ports = append(st.ports, words...)
+			st.ports = append(st.ports, sec.words()...)
 		case "zone-services":
-			st.zoneServices = append(st.zoneServices, words...)
+			st.zoneServices = append(st.zoneServices, sec.words()...)
 		case "rich":
-			if l := strings.TrimSpace(line); l != "" {
-				st.rich = append(st.rich, l)
-			}
+			st.rich = append(st.rich, sec.nonEmpty()...)
 		}
 	}
 	return st, nil
@@ -414,35 +402,21 @@ func readFirewalldOwn(ctx context.Context, r host.Runner, permanent, all bool, r
 	}
 	st := fwOwn{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{},
 		sources: map[string][]string{}, zoneServices: map[string][]string{}, rich: map[string][]string{}}
-	section, arg := "", ""
-	for _, line := range strings.Split(out, "\n") {
-		if name, ok := strings.CutPrefix(line, "@@"); ok {
-			section, arg, _ = strings.Cut(name, " ")
-			if section == "sources" {
-				st.zones = append(st.zones, arg)
-			}
-			continue
-		}
-		words := strings.Fields(line)
-		switch section {
+	for _, sec := range splitSections(out) {
+		switch sec.name {
 		case "ipsets":
-			for _, w := range words {
-				st.ipsets[w] = true
-			}
+			addAll(st.ipsets, sec.words())
 		case "entries":
-			st.entries[arg] = append(st.entries[arg], words...)
+			st.entries[sec.arg] = append(st.entries[sec.arg], sec.words()...)
 		case "services":
-			for _, w := range words {
-				st.services[w] = true
-			}
+			addAll(st.services, sec.words())
 		case "sources":
-			st.sources[arg] = append(st.sources[arg], words...)
+			st.zones = append(st.zones, sec.arg)
+			st.sources[sec.arg] = append(st.sources[sec.arg], sec.words()...)
 		case "zone-services":
-			st.zoneServices[arg] = append(st.zoneServices[arg], words...)
+			st.zoneServices[sec.arg] = append(st.zoneServices[sec.arg], sec.words()...)
 		case "rich":
-			if l := strings.TrimSpace(line); l != "" {
-				st.rich[arg] = append(st.rich[arg], l)
-			}
+			st.rich[sec.arg] = append(st.rich[sec.arg], sec.nonEmpty()...)
 		}
 	}
 	return st, nil
