@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -14,6 +10,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/action"
 	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // installFlags are the flags apply, prepare and reset share.
@@ -114,32 +111,11 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 		o.ClusterDir = dir
 	}
 	if f.verifyKey != "" {
-		k, err := readPublicKey(f.verifyKey)
+		k, err := pkgfile.LoadPublicKey(f.verifyKey)
 		if err != nil {
-			return o, err
+			return o, fmt.Errorf("--verify-key: %w", err)
 		}
 		o.PublicKey = k
 	}
 	return o, nil
-}
-
-// readPublicKey reads an ed25519 public key written by `cargoship keygen`.
-func readPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--verify-key: %w", err)
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, fmt.Errorf("--verify-key %s: not a PEM public key", path)
-	}
-	k, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("--verify-key %s: %w", path, err)
-	}
-	pub, ok := k.(ed25519.PublicKey)
-	if !ok {
-		return nil, fmt.Errorf("--verify-key %s: not an ed25519 key", path)
-	}
-	return pub, nil
 }

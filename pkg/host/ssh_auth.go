@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/colonel-byte/cargoship/pkg/localfile"
 )
 
 // defaultKeys are tried, as ssh does, when a host names no keyPath.
@@ -89,7 +90,7 @@ func (k *keyring) authFor(name string, s sshHop) (ssh.AuthMethod, string, error)
 // keyFile reads a private key. An encrypted key is used through the agent
 // when the agent holds it: cargoship never prompts for a passphrase.
 func (k *keyring) keyFile(path string) (ssh.Signer, error) {
-	pem, err := os.ReadFile(path)
+	pem, err := localfile.Read(path, maxKeyFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -135,3 +136,6 @@ func expandHome(path, home string) string {
 	}
 	return path
 }
+
+// maxKeyFileSize bounds a private key read: an RSA-16384 PEM is ~13 KiB.
+const maxKeyFileSize = 1 << 20

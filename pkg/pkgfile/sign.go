@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/colonel-byte/cargoship/pkg/localfile"
 )
 
 // Default key file names written by `cargoship keygen --out DIR`.
@@ -118,7 +120,7 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 }
 
 func readPEM(path, wantType string) (*pem.Block, error) {
-	data, err := os.ReadFile(path)
+	data, err := localfile.Read(path, maxKeyFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read key: %w", err)
 	}
@@ -162,3 +164,6 @@ func verifyManifest(pub ed25519.PublicKey, manifest, sigFile []byte) error {
 	}
 	return nil
 }
+
+// maxKeyFileSize bounds a key file read: a PEM key is under a kilobyte.
+const maxKeyFileSize = 64 << 10

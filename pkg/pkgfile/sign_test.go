@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/localfile"
 )
 
 func TestKeyPairFilesRoundTrip(t *testing.T) {
@@ -74,4 +76,11 @@ func TestOpenSSLReadsKeysAndVerifiesTheSignature(t *testing.T) {
 	writeFile(t, manifest, append(es[indexOf(t, es, ManifestName)].data, '\n'), 0o644)
 	out, err = exec.Command(openssl, "pkeyutl", "-verify", "-pubin", "-inkey", pub, "-rawin", "-in", manifest, "-sigfile", sigFile).CombinedOutput()
 	assert.Error(t, err, "a changed manifest fails openssl too: %s", out)
+}
+
+func TestLoadKeyRefusesSpecialFiles(t *testing.T) {
+	_, err := LoadPublicKey("/dev/zero")
+	require.ErrorIs(t, err, localfile.ErrNotRegular)
+	_, err = LoadPrivateKey("/dev/zero")
+	require.ErrorIs(t, err, localfile.ErrNotRegular)
 }

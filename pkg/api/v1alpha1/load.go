@@ -3,12 +3,13 @@ package v1alpha1
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/colonel-byte/cargoship/pkg/localfile"
 )
 
 // maxDocumentSize bounds what a loader reads: an inventory or a definition is
@@ -50,19 +51,14 @@ func (d *document) warnf(path, format string, args ...any) {
 	d.add(SeverityWarning, path, format, args...)
 }
 
-// readDocument reads a file and parses it, refusing oversize input.
+// readDocument reads a file, refusing oversize input and anything that is
+// not a regular file (/dev/zero, a FIFO).
 func readDocument(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	data, err := localfile.Read(path, maxDocumentSize)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("a YAML document: %w", err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a YAML document", path)
-	}
-	if st.Size() > maxDocumentSize {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d a document may be", path, st.Size(), maxDocumentSize)
-	}
-	return os.ReadFile(path)
+	return data, nil
 }
 
 // decode parses data as exactly one YAML document and decodes it into v,
