@@ -17,8 +17,14 @@ import (
 // OpenOptions say how much Open trusts and where it may write.
 type OpenOptions struct {
 	// PublicKey, when set, requires manifest.sig to verify with it; an
-	// unsigned package is then refused.
+	// unsigned package is then refused. It is one more key of Trust.
 	PublicKey ed25519.PublicKey
+	// Trust is the trust policy (trust.go): which keys a signature may
+	// verify with, and whether one is required.
+	Trust TrustPolicy
+	// ReportTrust keeps a trust refusal in Package.TrustErr instead of
+	// failing, so inspect can show what it refuses.
+	ReportTrust bool
 	// TmpDir is where entries are extracted ("" = the system temp dir).
 	TmpDir string
 	// VerifyOnly checks the package without extracting anything (inspect).
@@ -39,11 +45,13 @@ type Package struct {
 	Manifest *Manifest
 	Distro   *v1alpha1.Distro
 	// Signed says the package carries manifest.sig; SignatureVerified says
-	// it was checked against OpenOptions.PublicKey.
+	// it verified with a key of the trust policy.
 	Signed            bool
 	SignatureVerified bool
 	// KeyID names the key the signature was verified with.
 	KeyID string
+	// TrustErr is the policy's refusal, kept when OpenOptions.ReportTrust.
+	TrustErr error
 
 	dir            string
 	entries        map[string]Entry
@@ -51,8 +59,8 @@ type Package struct {
 	checksumsBytes []byte
 }
 
-// Open reads the package once, verifying as it goes: signature (when a key
-// is given), manifest digest, checksums.txt against the manifest, then every
+// Open reads the package once, verifying as it goes: signature (under a
+// trust policy), manifest digest, checksums.txt against the manifest, then every
 // payload entry against checksums.txt, with no entry missing and none extra.
 // A failure names the entry.
 func Open(path string, opts OpenOptions) (*Package, error) {
@@ -170,17 +178,9 @@ func (p *Package) readHead(s *packageStream, opts OpenOptions) (Checksums, error
 		return nil, err
 	}
 
-	// The signature first: with a key, nothing unsigned is trusted.
-	p.Signed = sig != nil
-	if opts.PublicKey != nil {
-		if sig == nil {
-			return nil, fmt.Errorf("the package is not signed (no %s), and a verification key was given", SignatureName)
-		}
-		if err := verifyManifest(opts.PublicKey, manifest, sig); err != nil {
-			return nil, err
-		}
-		p.SignatureVerified = true
-		p.KeyID = KeyID(opts.PublicKey)
+	// The signature first: under a policy, nothing untrusted is read on.
+	if err := p.checkTrust(opts, manifest, sig); err != nil {
+		return nil, err
 	}
 	m, err := ParseManifest(manifest)
 	if err != nil {

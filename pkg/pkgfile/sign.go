@@ -23,7 +23,8 @@ const (
 	PublicKeyFile  = "cargoship.pub"
 )
 
-// ErrBadSignature is returned when manifest.sig does not verify.
+// ErrBadSignature is returned when manifest.sig does not verify with a
+// trusted key, or is no signature at all.
 var ErrBadSignature = errors.New("signature does not verify")
 
 // GenerateKeyPair makes an ed25519 key pair from the system's randomness.
@@ -153,16 +154,13 @@ func signManifest(priv ed25519.PrivateKey, manifest []byte) []byte {
 	return []byte(base64.StdEncoding.EncodeToString(sig) + "\n")
 }
 
-// verifyManifest checks manifest.sig against manifest.yaml.
-func verifyManifest(pub ed25519.PublicKey, manifest, sigFile []byte) error {
+// decodeSignature reads manifest.sig: one line of base64, 64 bytes raw.
+func decodeSignature(sigFile []byte) ([]byte, error) {
 	sig, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(sigFile)))
 	if err != nil || len(sig) != ed25519.SignatureSize {
-		return fmt.Errorf("%s is not a base64 ed25519 signature", SignatureName)
+		return nil, fmt.Errorf("%s: %w: it is not a base64 ed25519 signature", SignatureName, ErrBadSignature)
 	}
-	if !ed25519.Verify(pub, manifest, sig) {
-		return fmt.Errorf("%s: %w with key %s (wrong key, or manifest.yaml was changed)", SignatureName, ErrBadSignature, KeyID(pub))
-	}
-	return nil
+	return sig, nil
 }
 
 // maxKeyFileSize bounds a key file read: a PEM key is under a kilobyte.
