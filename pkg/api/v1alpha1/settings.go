@@ -25,6 +25,13 @@ type Settings struct {
 	NoColor bool `json:"no_color,omitempty"`
 	// Architecture is the earlier tool's create default; accepted, not used.
 	Architecture string `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
+	// TrustedKeys are the ed25519 public key files (PEM, from cargoship
+	// keygen) a package may be signed by; relative paths are read from this
+	// file's directory. Any key makes apply, prepare, inspect and reset
+	// refuse a package no trusted key signed.
+	TrustedKeys []string `json:"trusted_keys,omitempty"`
+	// RequireSignature refuses an unsigned package even when no key is trusted.
+	RequireSignature bool `json:"require_signature,omitempty"`
 	// Distro groups the per-command defaults.
 	Distro *DistroSettings `json:"distro,omitempty"`
 }
@@ -64,23 +71,30 @@ type InstallSettings struct {
 	FirewallUpdate *bool `json:"firewall_update,omitempty"`
 }
 
-// ParseSettings decodes a settings file strictly, with located errors.
+// ParseSettings decodes a settings file strictly, with located errors. It
+// reads no other file; LoadSettingsFile also checks the trusted keys.
 func ParseSettings(file string, data []byte) (*Settings, Findings, error) {
-	s := &Settings{}
-	d, ok := decodeAny(file, data, s)
-	if ok {
-		validateSettings(d, s)
-	}
-	return result(s, d)
+	return parseSettings(file, data, false)
 }
 
-// LoadSettingsFile reads and decodes a settings file.
+// LoadSettingsFile reads and decodes a settings file, and reads every
+// trusted key it names: a key that cannot be read is an error at its line.
 func LoadSettingsFile(path string) (*Settings, Findings, error) {
 	data, err := readDocument(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ParseSettings(path, data)
+	return parseSettings(path, data, true)
+}
+
+func parseSettings(file string, data []byte, readKeys bool) (*Settings, Findings, error) {
+	s := &Settings{}
+	d, ok := decodeAny(file, data, s)
+	if ok {
+		validateSettings(d, s)
+		validateTrust(d, s, readKeys)
+	}
+	return result(s, d)
 }
 
 // Log levels and formats a settings file may name.
