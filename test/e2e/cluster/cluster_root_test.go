@@ -1,13 +1,13 @@
 package cluster
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
 // TestClusterPhases runs the walks docs/e2e.md lists in one process:
@@ -41,18 +41,13 @@ func TestClusterPhases(t *testing.T) {
 		if !applied {
 			t.Fatal("the apply walk failed: nothing converged to check")
 		}
-		before := map[string]string{}
+		var hosts []string
 		for _, h := range w.views.Apply.Spec.Hosts {
-			before[h.Hostname] = in.fingerprint(t, h.Hostname)
+			hosts = append(hosts, h.Hostname)
 		}
-		dry := runWhole(t, w, pkg.Path, w.applyPath, true)
-		assert.Empty(t, dry.Changes(), "a dry run on a converged fleet lists no work")
-		again := runWhole(t, w, pkg.Path, w.applyPath, false)
-		assert.Empty(t, again.Changes(), "a second apply changes nothing")
-		assert.Zero(t, again.BytesUploaded(), "a second apply uploads nothing")
-		for _, h := range w.views.Apply.Spec.Hosts {
-			sameFingerprint(t, h.Hostname, before[h.Hostname], in.fingerprint(t, h.Hostname), "a converged re-run changed a byte")
-		}
+		e2eutil.AssertConverged(t, in.Inspector, hosts, func(dry bool) *node.Report {
+			return runWhole(t, w, pkg.Path, w.applyPath, dry).r
+		})
 	})
 
 	t.Run("join", func(t *testing.T) {
@@ -104,10 +99,5 @@ func TestClusterPhases(t *testing.T) {
 // runWhole runs a whole apply the way the CLI does and returns its report.
 func runWhole(t *testing.T, w *world, pkgPath, inventory string, dry bool) *reportView {
 	t.Helper()
-	l, err := action.Load(context.Background(), w.runOptions(pkgPath, inventory, dry))
-	require.NoError(t, err)
-	defer l.Close()
-	require.NoError(t, action.Run(context.Background(), l, w.phases()))
-	t.Log("\n" + l.State.Report.Summary(dry))
-	return &reportView{l.State.Report}
+	return &reportView{e2eutil.RunWhole(t, w.runOptions(pkgPath, inventory, dry), w.phases())}
 }

@@ -5,13 +5,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/goccy/go-yaml"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -170,15 +170,4 @@ func (w *world) setViews(t *testing.T, c *v1alpha1.Cluster, join string) {
 }
 
 // testLogger logs through the test log.
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-// testWriter sends log lines to the test log.
-type testWriter struct{ t *testing.T }
-
-func (tw testWriter) Write(p []byte) (int, error) {
-	tw.t.Helper()
-	tw.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func testLogger(t *testing.T) *slog.Logger { return e2eutil.TestLogger(t) }

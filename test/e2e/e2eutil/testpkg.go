@@ -1,4 +1,8 @@
-package cluster
+// Package e2eutil holds what cargoship's end-to-end suites share: the test
+// package they apply (the test engine in place of k3s), an inspector that
+// reads hosts over connections of its own, whole runs the way the CLI makes
+// them, and the convergence check (docs/e2e.md).
+package e2eutil
 
 import (
 	"context"
@@ -16,17 +20,17 @@ import (
 
 // Versions of the test engine the walks install and upgrade to.
 const (
-	engineVersion      = "1.35.3-k3s1"
-	engineVersionBuilt = "v1.35.3+k3s1"
-	upgradeVersion     = "1.35.4-k3s1"
-	upgradeBuilt       = "v1.35.4+k3s1"
+	EngineVersion      = "1.35.3-k3s1"
+	EngineVersionBuilt = "v1.35.3+k3s1"
+	UpgradeVersion     = "1.35.4-k3s1"
+	UpgradeBuilt       = "v1.35.4+k3s1"
 )
 
-// testPackage is a package built for the suite: the test engine in place of
+// TestPackage is a package built for the suites: the test engine in place of
 // k3s (a test double: no k3s binary can be downloaded here), its units, a
 // real .deb for the workers' APT route, a common file, and an image pulled
 // from an in-process registry.
-type testPackage struct {
+type TestPackage struct {
 	Path    string
 	Version string
 	// Image is the image reference the package carries.
@@ -134,11 +138,20 @@ func buildDeb(t testing.TB, dir, debVersion string, layout []layoutFile) string 
 	return out
 }
 
-// buildTestPackage writes the suite's definition and creates the package
+// PackageFile is one more file of spec.config.files a suite adds to the
+// test package, sent to every host.
+type PackageFile struct {
+	Target string
+	Perm   os.FileMode
+	Data   []byte
+}
+
+// BuildTestPackage writes the suite's definition and creates the package
 // with cargoship's own create. Controllers take the binary route: the
 // package has no .deb for them. Workers take the APT route: a .deb with the
-// agent's files, installed by apt from the uploaded file.
-func buildTestPackage(t testing.TB, version, builtVersion string) *testPackage {
+// agent's files, installed by apt from the uploaded file. extra are more
+// common files, after the suite's own.
+func BuildTestPackage(t testing.TB, version, builtVersion string, extra ...PackageFile) *TestPackage {
 	t.Helper()
 	dir := t.TempDir()
 	for _, d := range []string{"bin", "layout", "files"} {
@@ -150,6 +163,14 @@ func buildTestPackage(t testing.TB, version, builtVersion string) *testPackage {
 	layout := stageLayout(t, dir, bin)
 	if err := os.WriteFile(filepath.Join(dir, "files/motd"), []byte("managed by cargoship's e2e suite\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	var files strings.Builder
+	for i, f := range extra {
+		local := fmt.Sprintf("files/extra-%02d-%s", i, filepath.Base(f.Target))
+		if err := os.WriteFile(filepath.Join(dir, local), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&files, "      - source: %s\n        target: %s\n        perm: \"%04o\"\n", local, f.Target, f.Perm)
 	}
 	deb := buildDeb(t, dir, strings.ReplaceAll(version, "-k3s", "-"), layout)
 	img := startRegistry(t)
@@ -190,23 +211,23 @@ spec:
       - source: files/motd
         target: /etc/cargoship-e2e/motd
         perm: "0640"
-    imageConfig:
+%[4]s    imageConfig:
       compression: zstd
       images:
         - %[3]s
-`, version, osFiles.String(), img)
+`, version, osFiles.String(), img, files.String())
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &testPackage{
-		Path: createPackage(t, dir), Version: version, Image: img,
+	return &TestPackage{
+		Path: CreatePackage(t, dir), Version: version, Image: img,
 		MOTD: "/etc/cargoship-e2e/motd", Binary: "/usr/local/bin/k3s",
 		Deb: "/var/lib/cargoship/debs/" + filepath.Base(deb),
 	}
 }
 
-// createPackage runs cargoship's own create over a definition directory.
-func createPackage(t testing.TB, dir string) string {
+// CreatePackage runs cargoship's own create over a definition directory.
+func CreatePackage(t testing.TB, dir string) string {
 	t.Helper()
 	res, err := pkgfile.Create(context.Background(), pkgfile.CreateOptions{
 		Definition: dir, OutputDir: filepath.Join(dir, "out"), InsecureRegistry: true, TmpDir: dir,
