@@ -27,7 +27,7 @@ const stateScript = `set -u
 for f in $(find /etc/cargoship /etc/cargoship-bench /etc/rancher /var/lib/rancher /usr/local/bin \
     /etc/sysctl.d/90-cargoship.conf /etc/modules-load.d/cargoship.conf \
     /etc/systemd/system/k3s.service /etc/systemd/system/k3s-agent.service \
-    /etc/systemd/system/cargoship-nftables.service /run/lock/cargoship.lock -type f 2>/dev/null | sort); do
+    /etc/systemd/system/cargoship-nftables.service /run/cargoship/cargoship.lock -type f 2>/dev/null | sort); do
   echo "@@file $f $(stat -c %a "$f") $(stat -c %s "$f") $(sha256sum < "$f" | cut -d' ' -f1)"
   case "$f" in */token|*.cargoship-staged|*/images/*) ;; *) [ "$(stat -c %s "$f")" -lt 16384 ] && cat "$f" ;; esac
 done

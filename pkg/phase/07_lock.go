@@ -2,6 +2,7 @@ package phase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -16,9 +17,11 @@ import (
 )
 
 // Lock timings (docs/apply.md, The lock): a holder touches its lock every 30 s,
-// and a lock untouched for over a minute is stale.
+// and a lock untouched for over a minute is stale. The lock lives in a
+// directory of root's own: /run/lock is writable by every local user.
 const (
-	LockPath         = "/run/lock/cargoship.lock"
+	LockDir          = "/run/cargoship"
+	LockPath         = LockDir + "/cargoship.lock"
 	lockRefreshEvery = 30 * time.Second
 	lockStaleAfter   = 60 * time.Second
 	lockRetryEvery   = 5 * time.Second
@@ -42,6 +45,9 @@ func (p *AcquireLock) Title() string { return "Acquire exclusive host lock" }
 // Prepare implements Preparer.
 func (p *AcquireLock) Prepare(_ context.Context) error {
 	s := p.state
+	if !runID.MatchString(s.Options.InstanceID) {
+		return fmt.Errorf("run id %q is not letters, digits, '.', '_' and '-': a lock holds nothing else", s.Options.InstanceID)
+	}
 	if p.Wait == 0 {
 		p.Wait = s.Options.LockWait
 	}
@@ -57,8 +63,8 @@ func (p *AcquireLock) Prepare(_ context.Context) error {
 func (p *AcquireLock) Plan(ctx context.Context) ([]node.Change, error) {
 	err := p.state.Hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		holder, age, err := readLock(ctx, h)
-		if err == nil && holder != "" && age >= 0 && age < lockStaleAfter {
-			p.state.Report.Note("%s: another cargoship (%s) holds the lock; what this dry run reports may be changing", h, holder)
+		if err == nil && age >= 0 && age < lockStaleAfter {
+			p.state.Report.Note("%s: another cargoship (%s) holds the lock; what this dry run reports may be changing", h, holderName(holder))
 		}
 		return nil
 	})
@@ -93,13 +99,18 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 // O_EXCL), waiting out a live holder and removing a stale lock.
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
-	create := host.Script(`set -C; mkdir -p "$(dirname "$2")" && printf %s "$1" > "$2"`, id, LockPath)
+	create := host.Script(lockCreateScript, LockPath, id)
 	take := func(ctx context.Context) error {
 		// The lock can change under us (removed, or stale and taken
 		// over): try again at once, a few times, before waiting.
 		for range 3 {
-			if _, err := h.Conn.Sudo(ctx, create); err == nil {
+			_, err := h.Conn.Sudo(ctx, create)
+			if err == nil {
 				return nil
+			}
+			var ee *host.ExitError
+			if errors.As(err, &ee) && ee.Code == lockRefused {
+				return retry.Permanent(fmt.Errorf("lock %s: %s", LockPath, ee.Stderr))
 			}
 			holder, age, err := readLock(ctx, h)
 			switch {
@@ -107,17 +118,17 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 				return retry.Permanent(fmt.Errorf("lock %s: %w", LockPath, err))
 			case holder == id:
 				return nil
-			case holder == "" && age < 0:
+			case age < 0:
 				continue // removed between our create and read
 			case age >= lockStaleAfter:
-				p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holder, "age", age.Round(time.Second).String())
-				if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", LockPath)); err != nil {
+				p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holderName(holder), "age", age.Round(time.Second).String())
+				if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", "--", LockPath)); err != nil {
 					return retry.Permanent(fmt.Errorf("removing stale lock: %w", err))
 				}
 				continue
 			}
 			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
-				holder, LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
+				holderName(holder), LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
 		}
 		return fmt.Errorf("%s changed under every attempt to take it", LockPath)
 	}
@@ -127,22 +138,26 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	}, take)
 }
 
-// readLock returns the holder's id and the lock's age; age < 0 when the
-// lock is absent.
+// readLock returns what the lock holds, as read (show it only through
+// holderName), and its age; age < 0 when the lock is absent. A lock path
+// that is a link or a special file is an error, and is never read.
 func readLock(ctx context.Context, h *node.Host) (string, time.Duration, error) {
-	out, err := h.Conn.Sudo(ctx, host.Script(`if [ -e "$1" ]; then echo "$(( $(date +%s) - $(stat -c %Y "$1") ))"; cat "$1"; else echo absent; fi`, LockPath))
+	out, err := h.Conn.Sudo(ctx, host.Script(lockReadScript, LockPath))
 	if err != nil {
 		return "", 0, err
 	}
 	first, rest, _ := strings.Cut(out, "\n")
-	if first == "absent" {
+	switch first {
+	case "absent":
 		return "", -1, nil
+	case "refused":
+		return "", 0, fmt.Errorf("%s or its directory is a symbolic link or not a regular file; cargoship never follows one: remove it", LockPath)
 	}
 	secs, err := strconv.Atoi(strings.TrimSpace(first))
 	if err != nil {
-		return "", 0, fmt.Errorf("unreadable lock age %q", first)
+		return "", 0, errors.New("unreadable lock age")
 	}
-	return strings.TrimSpace(rest), time.Duration(secs) * time.Second, nil
+	return rest, time.Duration(secs) * time.Second, nil
 }
 
 // refresh touches every held lock until released.
@@ -156,7 +171,7 @@ func (p *AcquireLock) refresh(ctx context.Context) {
 			return
 		case <-t.C:
 			_ = p.held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-				if _, err := h.Conn.Sudo(ctx, shell.Join("touch", "-c", LockPath)); err != nil {
+				if _, err := h.Conn.Sudo(ctx, host.Script(lockTouchScript, LockPath)); err != nil {
 					p.state.Logger().Warn("refreshing lock failed", "host", h.String(), "error", err)
 				}
 				return nil
@@ -177,9 +192,8 @@ func (p *AcquireLock) Release(ctx context.Context) error {
 	held := p.held
 	p.held = nil
 	p.mu.Unlock()
-	script := `[ "$(cat "$2" 2>/dev/null)" = "$1" ] && rm -f "$2"; true`
 	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		_, err := h.Conn.Sudo(ctx, host.Script(script, p.state.Options.InstanceID, LockPath))
+		_, err := h.Conn.Sudo(ctx, host.Script(lockReleaseScript, LockPath, p.state.Options.InstanceID))
 		return err
 	})
 }

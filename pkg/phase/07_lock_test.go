@@ -1,8 +1,13 @@
 package phase
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,4 +45,116 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 	r.write(t, LockPath, "other-7") // taken over while we held it
 	require.NoError(t, again.Release(ctx))
 	assert.Equal(t, "other-7", r.read(t, LockPath), "releasing never removes another run's lock")
+}
+
+func TestLockDirIsRootsAlone(t *testing.T) {
+	s, runners := k3sTestState(t)
+	s.Options.InstanceID = "me-1"
+	r := runners["c1"]
+	ctx := context.Background()
+
+	l := &AcquireLock{Wait: time.Second}
+	require.NoError(t, prepare(ctx, l, s))
+	require.NoError(t, l.Run(ctx))
+	assertMode(t, r.path(LockDir), os.ModeDir|0o700, 0)
+	assertMode(t, r.path(LockPath), 0o600, 0)
+	require.NoError(t, l.Release(ctx))
+
+	// made by another user and opened up: handed back to root, 0700
+	require.NoError(t, os.Chmod(r.path(LockDir), 0o777))
+	require.NoError(t, os.Chown(r.path(LockDir), 12345, 12345))
+	require.NoError(t, l.Run(ctx))
+	assertMode(t, r.path(LockDir), os.ModeDir|0o700, 0)
+	require.NoError(t, l.Release(ctx))
+}
+
+func assertMode(t *testing.T, p string, mode os.FileMode, uid uint32) {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	require.NoError(t, err)
+	assert.Equal(t, mode, fi.Mode(), "%s: mode", p)
+	assert.Equal(t, uid, fi.Sys().(*syscall.Stat_t).Uid, "%s: owner", p)
+}
+
+// secretFile is a file a hostile lock points at.
+func secretFile(t *testing.T) (string, string) {
+	p := filepath.Join(t.TempDir(), "shadow")
+	content := "root:$6$s3cr3t-hash$abc:19000:0:99999:7:::\n"
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p, content
+}
+
+func TestLockNeverFollowsALink(t *testing.T) {
+	ctx := context.Background()
+	t.Run("lock file", func(t *testing.T) {
+		s, runners := k3sTestState(t)
+		s.Options.InstanceID = "me-1"
+		r := runners["c1"]
+		secret, content := secretFile(t)
+		require.NoError(t, os.MkdirAll(r.path(LockDir), 0o700))
+		require.NoError(t, os.Symlink(secret, r.path(LockPath)))
+
+		l := &AcquireLock{Wait: time.Second}
+		require.NoError(t, prepare(ctx, l, s))
+		err := l.Run(ctx)
+		require.ErrorContains(t, err, LockPath+" is a symbolic link or not a regular file")
+		assert.NotContains(t, err.Error(), "s3cr3t")
+		b, rerr := os.ReadFile(secret)
+		require.NoError(t, rerr)
+		assert.Equal(t, content, string(b), "the link's target is untouched")
+
+		_, err = l.Plan(ctx)
+		require.NoError(t, err)
+		assert.NotContains(t, strings.Join(s.Report.Notes(), "\n"), "s3cr3t", "a dry run never reads through the link")
+	})
+	t.Run("lock directory", func(t *testing.T) {
+		s, runners := k3sTestState(t)
+		s.Options.InstanceID = "me-1"
+		r := runners["c1"]
+		elsewhere := t.TempDir()
+		before, err := os.Stat(elsewhere)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(r.path(LockDir)), 0o755))
+		require.NoError(t, os.Symlink(elsewhere, r.path(LockDir)))
+
+		l := &AcquireLock{Wait: time.Second}
+		require.NoError(t, prepare(ctx, l, s))
+		require.ErrorContains(t, l.Run(ctx), LockDir+" is a symbolic link or not a directory")
+		entries, err := os.ReadDir(elsewhere)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "nothing is created through the link")
+		assertMode(t, elsewhere, before.Mode(), 0) // not chmodded through the link
+	})
+}
+
+func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
+	s, runners := k3sTestState(t)
+	s.Options.InstanceID = "me-1"
+	var log bytes.Buffer
+	s.Log = slog.New(slog.NewTextHandler(&log, nil))
+	r := runners["c1"]
+	ctx := context.Background()
+	_, content := secretFile(t)
+	r.write(t, LockPath, content)
+
+	live := &AcquireLock{Wait: time.Second}
+	require.NoError(t, prepare(ctx, live, s))
+	err := live.Run(ctx)
+	require.ErrorContains(t, err, "another cargoship ("+unreadableHolder+") holds "+LockPath)
+	assert.NotContains(t, err.Error(), "s3cr3t")
+	_, err = live.Plan(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(s.Report.Notes(), "\n"), unreadableHolder)
+
+	old := time.Now().Add(-2 * lockStaleAfter)
+	require.NoError(t, os.Chtimes(r.path(LockPath), old, old))
+	stale := &AcquireLock{Wait: time.Second}
+	require.NoError(t, prepare(ctx, stale, s))
+	require.NoError(t, stale.Run(ctx), "a stale lock is taken over whatever it holds")
+	require.NoError(t, stale.Release(ctx))
+	assert.Contains(t, log.String(), unreadableHolder)
+	assert.NotContains(t, log.String()+strings.Join(s.Report.Notes(), "\n"), "s3cr3t")
+
+	s.Options.InstanceID = "me;1"
+	require.ErrorContains(t, prepare(ctx, &AcquireLock{}, s), "is not letters, digits")
 }

@@ -34,7 +34,7 @@ type shRunner struct {
 }
 
 // engineDirs are the absolute paths moved under a shRunner's root.
-var engineDirs = []string{"/run/lock/", "/etc/rancher/", "/var/lib/rancher/", "/etc/cargoship/", "/etc/containerd/", "/etc/kubernetes/"}
+var engineDirs = []string{"/run/cargoship/", "/etc/rancher/", "/var/lib/rancher/", "/etc/cargoship/", "/etc/containerd/", "/etc/kubernetes/"}
 
 func newSHRunner(t *testing.T, name string) *shRunner {
 	r := &shRunner{root: t.TempDir(), nodes: func() string { return `{"items":[]}` }}

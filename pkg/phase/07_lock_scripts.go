@@ -1,0 +1,62 @@
+package phase
+
+import "regexp"
+
+// The lock's shell steps (docs/apply.md, The lock). They run as root in a
+// directory only root may write, and never follow a symbolic link: not to
+// the directory, not to the lock file. Each takes the lock path as "$1".
+
+// lockRefused is the exit code of a lock path that is not what cargoship
+// made (a link, a directory where the file goes): waiting will not help.
+const lockRefused = 46
+
+// lockDirScript makes the lock's directory root's alone: created 0700
+// where missing, handed back to root and 0700 where someone else owns it
+// or opened it up, refused where it is a link or not a directory. Once it
+// is root's 0700 no other user can add or swap what is inside it.
+const lockDirScript = `f=$1
+d=$(dirname -- "$f")
+notdir() { echo "$d is a symbolic link or not a directory; cargoship keeps its lock there: remove it" >&2; exit 46; }
+if [ -L "$d" ] || { [ -e "$d" ] && [ ! -d "$d" ]; }; then notdir; fi
+mkdir -p -m 700 -- "$d" 2>/dev/null || true
+if [ -L "$d" ] || [ ! -d "$d" ]; then notdir; fi
+if [ "$(stat -c '%u:%g %a' -- "$d")" != "0:0 700" ]; then chown -h 0:0 -- "$d" && chmod 700 -- "$d" || exit 1; fi
+if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then
+	echo "$f is a symbolic link or not a regular file; cargoship never follows one: remove it" >&2; exit 46
+fi
+`
+
+// lockCreateScript creates the lock holding "$2" only if no file is there:
+// noclobber opens with O_EXCL, and the checks above rule out a link.
+const lockCreateScript = lockDirScript + `umask 077
+set -C
+printf %s "$2" > "$f"`
+
+// lockReadScript prints "absent", "refused" (a link or a special file,
+// never read), or the lock's age in seconds and at most 256 bytes of it.
+const lockReadScript = `f=$1
+d=$(dirname -- "$f")
+if [ -L "$d" ] || [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then echo refused; exit 0; fi
+if [ ! -e "$f" ]; then echo absent; exit 0; fi
+echo "$(( $(date +%s) - $(stat -c %Y -- "$f") ))"
+head -c 256 -- "$f"`
+
+// lockTouchScript refreshes a lock that is still a regular file.
+const lockTouchScript = `[ -L "$1" ] || [ ! -f "$1" ] || touch -c -- "$1"`
+
+// lockReleaseScript removes the lock only where it still holds "$2".
+const lockReleaseScript = `if [ -f "$1" ] && [ ! -L "$1" ] && [ "$(head -c 256 -- "$1")" = "$2" ]; then rm -f -- "$1"; fi; true`
+
+// runID is the form of a run's id in a lock ("host-pid"): anything else
+// read from a lock is shown as unreadableHolder, never echoed.
+var runID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+const unreadableHolder = "unreadable holder"
+
+// holderName is what a message shows for a lock's holder.
+func holderName(holder string) string {
+	if runID.MatchString(holder) {
+		return holder
+	}
+	return unreadableHolder
+}
