@@ -121,6 +121,7 @@ func Run(ctx context.Context, l *Loaded, phases []phase.Phase) error {
 	start := time.Now()
 	err := (&phase.Manager{Phases: phases, State: st}).Run(ctx)
 	if err != nil {
+		st.Report.Fail(err)
 		st.Log.Error("failed", "after", time.Since(start).Round(time.Millisecond).String(), "error", err)
 		return err
 	}

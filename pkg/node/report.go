@@ -27,6 +27,7 @@ type Report struct {
 	changes []Change
 	timings []PhaseTiming
 	notes   []string
+	failure error
 }
 
 // PhaseTiming is how one phase ended and how long it took.
@@ -57,6 +58,22 @@ func (r *Report) AddTiming(t PhaseTiming) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.timings = append(r.timings, t)
+}
+
+// Fail records why the run stopped: the summary then lists what changed
+// before it, and a dry run says it is incomplete rather than that nothing
+// would change.
+func (r *Report) Fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failure = err
+}
+
+// Failure is the error Fail recorded, or nil.
+func (r *Report) Failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failure
 }
 
 // Changes returns a copy of every change, sorted by host then phase order.
@@ -107,13 +124,33 @@ func (r *Report) Summary(dryRun bool) string {
 	if dryRun {
 		verb = "would change"
 	}
-	if len(changes) == 0 {
+	failure := r.Failure()
+	for _, t := range r.Timings() {
+		if failure == nil && t.Outcome == "failed" {
+			failure = fmt.Errorf("phase %q failed", t.Title) // a walk without Fail
+		}
+	}
+	if failure != nil {
+		fmt.Fprintf(&b, "failed: %v\n", failure)
+		if dryRun {
+			// The phases after the failure were never assessed: an empty
+			// list says nothing about them.
+			b.WriteString("dry run incomplete: what the failed phase and those after it would change is not known\n")
+		}
+		verb += " before the failure"
+	}
+	switch {
+	case len(changes) == 0 && failure != nil:
+		if !dryRun {
+			b.WriteString("nothing changed before the failure\n")
+		}
+	case len(changes) == 0:
 		nothing := r.Nothing
 		if nothing == "" {
 			nothing = "every host is already as the package and inventory describe"
 		}
 		fmt.Fprintf(&b, "nothing %s: %s\n", map[bool]string{true: "would change", false: "changed"}[dryRun], nothing)
-	} else {
+	default:
 		fmt.Fprintf(&b, "%s:\n", verb)
 		host := ""
 		for _, c := range changes {
