@@ -19,8 +19,8 @@ const (
 	SudoRoot SudoMode = "root"
 	// SudoNoPassword: `sudo -n` works without a password.
 	SudoNoPassword SudoMode = "sudo"
-	// SudoPassword: sudo takes the password from the variable the host's
-	// sudoPasswordEnv names, on stdin.
+	// SudoPassword: sudo -S takes the password from the variable the
+	// host's sudoPasswordEnv names, on a stdin of its own.
 	SudoPassword SudoMode = "sudo-password"
 	// SudoNone: no way to root; Sudo fails with the reason.
 	SudoNone SudoMode = "none"
@@ -34,23 +34,54 @@ type sudoState struct {
 }
 
 // wrap turns cmd into a command line that runs it as root, and the stdin
-// to feed it: sudo -S reads one line, the password, and passes the rest of
-// stdin on to the command.
+// to feed it. With a password, stdin starts with the password line and
+// sudoPasswordScript keeps the two apart.
 func (s sudoState) wrap(cmd string, stdin io.Reader) (string, io.Reader) {
 	switch s.mode {
 	case SudoNoPassword:
 		return "sudo -n -- sh -c " + shell.Quote(cmd), stdin
 	case SudoPassword:
+		body := sudoPasswordNoInput
 		pw := io.Reader(strings.NewReader(s.password + "\n"))
 		if stdin != nil {
+			body = sudoPasswordInput
 			pw = io.MultiReader(pw, stdin)
 		}
-		// -k: never run on a cached credential, or the password line
-		// would reach the command as input
-		return "sudo -k -S -p '' -- sh -c " + shell.Quote(cmd), pw
+		return Script(body, cmd), pw
 	}
 	return cmd, stdin
 }
+
+// The password never shares a stream with the command. sudo -S reads it
+// from its own stdin, a pipe holding only the password line, and the
+// command's stdin is the rest of ours, through a FIFO (sudo closes every
+// other descriptor), or /dev/null. Feeding both through one stream put the
+// password into the command's input whenever sudo did not ask for it (a
+// NOPASSWD rule for the command): WriteFile wrote it into the file.
+// sudo -S works whatever PAM's prompt, and -k makes every command ask,
+// as timestamp_timeout=0 does, so no cached credential changes how a
+// command runs. read and printf are builtins: the password is on no
+// command line.
+const (
+	sudoPasswordRun = `printf '%s\n' "$pw" | sudo -k -S -p '' -- sh -c 'exec sh -c "$2" < "$1"' sh`
+
+	sudoPasswordNoInput = `IFS= read -r pw || exit 1
+` + sudoPasswordRun + ` /dev/null "$1"`
+
+	sudoPasswordInput = `IFS= read -r pw || exit 1
+d=$(mktemp -d) || exit 1
+trap 'rm -rf -- "$d"' EXIT
+trap 'exit 129' HUP
+trap 'exit 143' TERM
+mkfifo -m 600 "$d/in" || exit 1
+exec 3<&0
+cat <&3 > "$d/in" 3<&- &
+c=$!
+` + sudoPasswordRun + ` "$d/in" "$1" 3<&-
+rc=$?
+kill "$c" 2>/dev/null
+exit "$rc"`
+)
 
 // SudoMode reports how Sudo reaches root on this host and, for SudoNone,
 // why it cannot: the validate phase reports it.
@@ -72,7 +103,9 @@ func (c *Conn) detectSudo(ctx context.Context, passwordEnv string, getenv func(s
 		c.sudo = sudoState{mode: SudoNone, err: fmt.Errorf("host %s: "+format, append([]any{c.name}, args...)...)}
 		return nil
 	}
-	_, err = c.exec(ctx, "sudo -n true", false, RunOptions{})
+	// the probe has the commands' shape: a rule that lets "true" through
+	// without a password says nothing about "sh -c ..."
+	_, err = c.exec(ctx, "sudo -n -- sh -c true", false, RunOptions{})
 	var ee *ExitError
 	switch {
 	case err == nil:

@@ -1,8 +1,11 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,5 +100,51 @@ func TestSudoWithoutAWay(t *testing.T) {
 				t.Errorf("the password shows in %v", why)
 			}
 		})
+	}
+}
+
+// TestSudoPasswordNeverReachesTheCommand: sudo lets the command through
+// without asking, so sudo -S reads nothing; the password must still not
+// end up in what the command reads.
+func TestSudoPasswordNeverReachesTheCommand(t *testing.T) {
+	f := sshd(t)
+	for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(userPWSh), "openSSH": f.openSSHHost(userPWSh)} {
+		t.Run(name, func(t *testing.T) {
+			h.SudoPasswordEnv = "CSTEST_SUDO"
+			c := connect(t, h, f.opts(nil, map[string]string{"CSTEST_SUDO": f.password}))
+			if mode, err := c.SudoMode(); mode != SudoPassword || err != nil {
+				t.Fatalf("SudoMode = %s, %v; want %s", mode, err, SudoPassword)
+			}
+			p := filepath.Join(t.TempDir(), "written")
+			data := []byte("what the file holds\n")
+			if _, err := WriteFile(context.Background(), c, p, data, 0o600, ""); err != nil {
+				t.Fatal(err)
+			}
+			// the messages never print what was read: it may be the password
+			if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("the file holds %d bytes (password inside: %v), %v; want %q",
+					len(got), bytes.Contains(got, []byte(f.password)), err, data)
+			}
+			out, err := c.Sudo(context.Background(), "cat; id -u")
+			if err != nil || out != "0\n" {
+				t.Errorf("Sudo without stdin read %d bytes (password inside: %v), %v; want only id's 0",
+					len(out), strings.Contains(out, f.password), err)
+			}
+		})
+	}
+}
+
+// TestSudoProbeHasTheCommandsShape: "true" runs without a password but
+// the commands, sh -c, do not: the connection must use the password.
+func TestSudoProbeHasTheCommandsShape(t *testing.T) {
+	f := sshd(t)
+	h := f.sshHost(userPWTrue)
+	h.SudoPasswordEnv = "CSTEST_SUDO"
+	c := connect(t, h, f.opts(nil, map[string]string{"CSTEST_SUDO": f.password}))
+	if mode, err := c.SudoMode(); mode != SudoPassword || err != nil {
+		t.Fatalf("SudoMode = %s, %v; want %s", mode, err, SudoPassword)
+	}
+	if out, err := c.Sudo(context.Background(), "id -u"); err != nil || out != "0\n" {
+		t.Errorf("Sudo(id -u) = %q, %v", out, err)
 	}
 }

@@ -21,6 +21,11 @@ var (
 	userNoPW   string // NOPASSWD sudo
 	userPW     string // sudo with a password
 	userNoSudo string // no sudo rights
+	// sudo with a password, but sh runs without one ("sh -c true" still
+	// asks): sudo -S then never reads the password for a command
+	userPWSh string
+	// sudo with a password, but "true" runs without one
+	userPWTrue string
 	sudoersD   string // this run's sudoers drop-in
 	testUsers  []string
 )
@@ -36,8 +41,9 @@ func (f *fixture) makeUsers() error {
 	}
 	suffix := hex.EncodeToString(b[:])
 	userNoPW, userPW, userNoSudo = "cstest-nopw-"+suffix, "cstest-pw-"+suffix, "cstest-nosudo-"+suffix
+	userPWSh, userPWTrue = "cstest-pwsh-"+suffix, "cstest-pwtrue-"+suffix
 	sudoersD = "/etc/sudoers.d/cargoship-test-" + suffix // no '.' in the name, or sudo skips it
-	testUsers = []string{userNoPW, userPW, userNoSudo}
+	testUsers = []string{userNoPW, userPW, userNoSudo, userPWSh, userPWTrue}
 	f.usersMade = true
 	f.password = "pw-" + hex.EncodeToString(b[:]) + strconv.Itoa(os.Getpid())
 	comment := userMark + strconv.Itoa(os.Getpid())
@@ -54,11 +60,15 @@ func (f *fixture) makeUsers() error {
 		}
 	}
 	chpasswd := exec.Command("chpasswd")
-	chpasswd.Stdin = strings.NewReader(userPW + ":" + f.password + "\n")
+	chpasswd.Stdin = strings.NewReader(userPW + ":" + f.password + "\n" + userPWSh + ":" + f.password + "\n" + userPWTrue + ":" + f.password + "\n")
 	if out, err := chpasswd.CombinedOutput(); err != nil {
 		return fmt.Errorf("chpasswd: %w: %s", err, out)
 	}
-	rules := userNoPW + " ALL=(ALL) NOPASSWD: ALL\n" + userPW + " ALL=(ALL) ALL\n"
+	// the last rule that matches wins
+	rules := userNoPW + " ALL=(ALL) NOPASSWD: ALL\n" + userPW + " ALL=(ALL) ALL\n" +
+		userPWSh + " ALL=(ALL) ALL\n" + userPWSh + " ALL=(ALL) NOPASSWD: /usr/bin/sh, /bin/sh\n" +
+		userPWSh + " ALL=(ALL) PASSWD: /usr/bin/sh -c true, /bin/sh -c true\n" +
+		userPWTrue + " ALL=(ALL) ALL\n" + userPWTrue + " ALL=(ALL) NOPASSWD: /usr/bin/true, /bin/true\n"
 	if err := os.WriteFile(sudoersD, []byte(rules), 0o440); err != nil {
 		return err
 	}
