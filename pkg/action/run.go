@@ -5,7 +5,6 @@ package action
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"os"
@@ -29,11 +28,12 @@ type Options struct {
 	ClusterPath string
 	// ClusterDir resolves relative paths in the inventory.
 	ClusterDir string
-	// PublicKey, when set, requires the package to be signed by it.
-	PublicKey ed25519.PublicKey
-	TmpDir    string
-	Phase     node.Options
-	Log       *slog.Logger
+	// Trust is the trust policy the package is opened under; with none,
+	// Load warns that the package was checked against itself only.
+	Trust  pkgfile.TrustPolicy
+	TmpDir string
+	Phase  node.Options
+	Log    *slog.Logger
 }
 
 // Loaded is everything a run needs, verified.
@@ -82,9 +82,14 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 		}
 		return &Loaded{State: st}, nil
 	}
-	pkg, err := pkgfile.OpenContext(ctx, o.PackagePath, pkgfile.OpenOptions{PublicKey: o.PublicKey, TmpDir: o.TmpDir})
+	pkg, err := pkgfile.OpenContext(ctx, o.PackagePath, pkgfile.OpenOptions{Trust: o.Trust, TmpDir: o.TmpDir})
 	if err != nil {
 		return nil, err
+	}
+	if w := o.Trust.Unverified(pkg); w != "" {
+		o.Log.Warn(w)
+	} else if pkg.SignatureVerified {
+		o.Log.Info("package signature verified", "package", o.PackagePath, "key", pkg.KeyID)
 	}
 	eng, err := engine.For(pkg.Distro.Spec.Type)
 	if err != nil {

@@ -16,20 +16,22 @@ import (
 func init() { extraCommands = append(extraCommands, newInspectCommand) }
 
 type inspectFlags struct {
-	verifyKey string
-	json      bool
+	verifyKeys []string
+	json       bool
 }
 
 func newInspectCommand(app *App) *cobra.Command {
 	var fl inspectFlags
 	cmd := &cobra.Command{
-		Use:   "inspect PACKAGE [--verify-key PUB] [--json]",
+		Use:   "inspect PACKAGE [--verify-key PUB ...] [--json]",
 		Short: "Verify a package and show what it carries",
 		Long: "inspect reads a package once, checking every entry against checksums.txt, checksums.txt\n" +
-			"against the digest in manifest.yaml, that no entry is missing or extra, and, with --verify-key,\n" +
-			"the ed25519 signature over manifest.yaml (an unsigned package is then refused). It then prints\n" +
-			"the engine, versions, architectures, files with their targets and selectors, and the images of\n" +
-			"each architecture. It exits 1 when anything does not verify, naming the entry.",
+			"against the digest in manifest.yaml, that no entry is missing or extra, and, under a trust policy\n" +
+			"(--verify-key, or trusted_keys or require_signature in cargoship-config.yaml), the ed25519 signature\n" +
+			"over manifest.yaml. It then prints the engine, versions, architectures, files with their targets\n" +
+			"and selectors, and the images of each architecture. It exits 1 when anything does not verify,\n" +
+			"naming the entry, and when the policy refuses the package (unsigned, or no trusted key signed it),\n" +
+			"after printing what it holds.",
 		Example: "  cargoship inspect build/cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --verify-key cargoship.pub",
 		GroupID: groupPackage,
 		Args:    cobra.ExactArgs(1),
@@ -37,20 +39,18 @@ func newInspectCommand(app *App) *cobra.Command {
 			return runInspect(cmd, app, args[0], fl)
 		},
 	}
-	cmd.Flags().StringVar(&fl.verifyKey, "verify-key", "", "ed25519 public key (PEM); the package must be signed by it")
+	registerVerifyKey(cmd.Flags(), &fl.verifyKeys)
 	cmd.Flags().BoolVar(&fl.json, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) error {
-	opts := pkgfile.OpenOptions{TmpDir: app.Settings.TmpDir, VerifyOnly: true}
-	if fl.verifyKey != "" {
-		key, err := pkgfile.LoadPublicKey(fl.verifyKey)
-		if err != nil {
-			return fmt.Errorf("--verify-key: %w", err)
-		}
-		opts.PublicKey = key
+	trust, err := app.Settings.trustPolicy(fl.verifyKeys)
+	if err != nil {
+		return err
 	}
+	// ReportTrust: a refused package is still shown, then inspect fails.
+	opts := pkgfile.OpenOptions{TmpDir: app.Settings.TmpDir, VerifyOnly: true, Trust: trust, ReportTrust: true}
 	p, err := pkgfile.OpenContext(cmd.Context(), path, opts)
 	if err != nil {
 		return err
@@ -60,9 +60,14 @@ func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) erro
 		_ = p.Close()
 	}()
 	if fl.json {
-		return writeInspectJSON(app.Out, p)
+		err = writeInspectJSON(app.Out, p)
+	} else {
+		err = writeInspectText(app.Out, p)
 	}
-	return writeInspectText(app.Out, p)
+	if err == nil && p.TrustErr != nil {
+		err = fmt.Errorf("package %s: refused: %w", path, p.TrustErr)
+	}
+	return err
 }
 
 // inspectReport is inspect --json: stable field names for scripts.
@@ -72,6 +77,7 @@ type inspectReport struct {
 	Signed            bool                      `json:"signed"`
 	SignatureVerified bool                      `json:"signatureVerified"`
 	KeyID             string                    `json:"keyID,omitempty"`
+	Refused           string                    `json:"refused,omitempty"`
 	Name              string                    `json:"name"`
 	Engine            string                    `json:"engine"`
 	EngineVersion     string                    `json:"engineVersion"`
@@ -92,7 +98,7 @@ type inspectImage struct {
 func writeInspectJSON(w io.Writer, p *pkgfile.Package) error {
 	d := p.Distro
 	r := inspectReport{
-		Path: p.Path, Size: p.Size, Signed: p.Signed, SignatureVerified: p.SignatureVerified, KeyID: p.KeyID,
+		Path: p.Path, Size: p.Size, Signed: p.Signed, SignatureVerified: p.SignatureVerified, KeyID: p.KeyID, Refused: errString(p.TrustErr),
 		Name: d.Metadata.Name, Engine: d.Spec.Type, EngineVersion: d.Spec.Version, Version: d.Build.Version,
 		Architectures: p.Arches(), Build: d.Build, Checksums: p.Manifest.Package.Checksums,
 		Entries: p.Entries(), Distro: d, Images: map[string][]inspectImage{},
@@ -117,12 +123,14 @@ func writeInspectText(w io.Writer, p *pkgfile.Package) error {
 	row("Package", fmt.Sprintf("%s (%s)", p.Path, inspectBytes(p.Size)))
 	row("Verified", fmt.Sprintf("%d entries match checksums.txt (sha256 %s…), none missing, none extra", len(p.Entries()), p.Manifest.Package.Checksums[:12]))
 	switch {
+	case p.TrustErr != nil:
+		row("Signature", "REFUSED: "+p.TrustErr.Error())
 	case p.SignatureVerified:
 		row("Signature", "verified with key "+p.KeyID)
 	case p.Signed:
-		row("Signature", "signed, NOT verified (give --verify-key)")
+		row("Signature", "signed, NOT verified (no key is trusted: set trusted_keys or give --verify-key)")
 	default:
-		row("Signature", "unsigned")
+		row("Signature", "unsigned, NOT verified (checked against its own checksums only)")
 	}
 	name := d.Metadata.Name
 	if d.Metadata.Description != "" {
@@ -230,4 +238,11 @@ func inspectBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -2,15 +2,14 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
 	"github.com/colonel-byte/cargoship/pkg/node"
-	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // installFlags are the flags apply, prepare and reset share.
@@ -23,7 +22,7 @@ type installFlags struct {
 	workerConcurrency int
 	updateHosts       bool
 	updateFirewall    bool
-	verifyKey         string
+	verifyKeys        []string
 	lockWait          time.Duration
 	skipUnready       bool
 	engine            engineFlags
@@ -50,7 +49,7 @@ func (f *installFlags) registerCommon(cmd *cobra.Command) {
 	fl.BoolVar(&f.confirm, "confirm", false, "confirm that every host of the inventory may be changed")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "connect and check for real, then report what would change on each host and change nothing")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
-	fl.StringVar(&f.verifyKey, "verify-key", "", "require the package to be signed by this public key")
+	registerVerifyKey(fl, &f.verifyKeys)
 	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
 }
 
@@ -110,12 +109,23 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 	if dir, err := filepath.Abs(filepath.Dir(f.config)); err == nil {
 		o.ClusterDir = dir
 	}
-	if f.verifyKey != "" {
-		k, err := pkgfile.LoadPublicKey(f.verifyKey)
-		if err != nil {
-			return o, fmt.Errorf("--verify-key: %w", err)
+	if pkgPath == "" {
+		if len(f.verifyKeys) > 0 {
+			return o, errors.New("--verify-key checks a package, and this run has none: --distro names an engine or is not given")
 		}
-		o.PublicKey = k
+		return o, nil
 	}
+	trust, err := s.trustPolicy(f.verifyKeys)
+	if err != nil {
+		return o, err
+	}
+	o.Trust = trust
 	return o, nil
+}
+
+// registerVerifyKey adds --verify-key, which apply, prepare, reset and
+// inspect share.
+func registerVerifyKey(fl *pflag.FlagSet, keys *[]string) {
+	fl.StringArrayVar(keys, "verify-key", nil, "trust packages signed by the ed25519 public key `PUB` (PEM); repeatable; replaces the settings' trusted_keys. "+
+		"An unsigned package, or one no trusted key signed, is then refused")
 }

@@ -150,3 +150,154 @@ func TestCreateReportsABadDefinitionWithItsLocation(t *testing.T) {
 	entries, _ := os.ReadDir(out)
 	assert.Empty(t, entries)
 }
+
+// unreachableInventory is a one-host inventory listening nowhere: a run
+// that got as far as a host fails connecting, not with a trust refusal.
+func unreachableInventory(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cluster.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("apiVersion: colonel-byte.dev/v1alpha1\nkind: Cluster\nmetadata: {name: unreachable}\n"+
+		"spec:\n  config: {loadbalancer: 127.0.0.1}\n  hosts:\n    - role: single\n      ssh: {address: 127.0.0.1, port: 1, user: nobody}\n"), 0o644))
+	return p
+}
+
+// trustFixture builds the demo package signed and unsigned, the signing
+// key's public half, a stranger's, and a settings file trusting the
+// signer through a path relative to the settings file.
+type trustFixture struct {
+	signed, unsigned, pub, otherPub, settings string
+}
+
+func newTrustFixture(t *testing.T) trustFixture {
+	t.Helper()
+	var f trustFixture
+	keys, other := t.TempDir(), t.TempDir()
+	for _, dir := range []string{keys, other} {
+		_, _, err := runCLI(t, nil, "keygen", "--out", dir)
+		require.NoError(t, err)
+	}
+	f.pub, f.otherPub = filepath.Join(keys, pkgfile.PublicKeyFile), filepath.Join(other, pkgfile.PublicKeyFile)
+	out, _, err := runCLI(t, nil, "create", demoDef, "-o", t.TempDir(), "--architecture", "amd64", "--signing-key", filepath.Join(keys, pkgfile.PrivateKeyFile))
+	require.NoError(t, err)
+	f.signed = strings.TrimSpace(out)
+	out, _, err = runCLI(t, nil, "create", demoDef, "-o", t.TempDir(), "--architecture", "amd64")
+	require.NoError(t, err)
+	f.unsigned = strings.TrimSpace(out)
+
+	conf := t.TempDir()
+	pem, err := os.ReadFile(f.pub)
+	require.NoError(t, err)
+	writeFile(t, filepath.Join(conf, "keys", "site.pub"), string(pem))
+	f.settings = filepath.Join(conf, SettingsFileName)
+	writeFile(t, f.settings, "trusted_keys: [keys/site.pub]\n")
+	return f
+}
+
+func keyIDOf(t *testing.T, path string) string {
+	t.Helper()
+	k, err := pkgfile.LoadPublicKey(path)
+	require.NoError(t, err)
+	return pkgfile.KeyID(k)
+}
+
+// TestInstallTrustPolicyRefusesBeforeAnyHost: under a policy, apply,
+// prepare and reset refuse an untrusted package while loading, so the
+// unreachable host is never tried and no summary is printed.
+func TestInstallTrustPolicyRefusesBeforeAnyHost(t *testing.T) {
+	f := newTrustFixture(t)
+	inv := unreachableInventory(t)
+	cases := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr error
+		want    []string
+	}{
+		{"apply --verify-key, unsigned", nil, []string{"apply", f.unsigned, "--verify-key", f.pub},
+			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, keyIDOf(t, f.pub), "--verify-key " + f.pub}},
+		{"apply --verify-key, another key", nil, []string{"apply", f.signed, "--verify-key", f.otherPub},
+			pkgfile.ErrBadSignature, []string{"package " + f.signed, keyIDOf(t, f.otherPub)}},
+		{"apply trusted_keys, unsigned", map[string]string{"CARGOSHIP_CONFIG": f.settings}, []string{"apply", f.unsigned},
+			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, keyIDOf(t, f.pub), "trusted_keys[0] in " + f.settings}},
+		{"apply CARGOSHIP_REQUIRE_SIGNATURE, unsigned", map[string]string{"CARGOSHIP_REQUIRE_SIGNATURE": "true"}, []string{"apply", f.unsigned},
+			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, "CARGOSHIP_REQUIRE_SIGNATURE"}},
+		{"apply CARGOSHIP_REQUIRE_SIGNATURE, signed, no key", map[string]string{"CARGOSHIP_REQUIRE_SIGNATURE": "true"}, []string{"apply", f.signed},
+			pkgfile.ErrNoTrustedKey, []string{"package " + f.signed}},
+		{"prepare trusted_keys, another key", map[string]string{"CARGOSHIP_CONFIG": f.settings}, []string{"prepare", f.signed, "--verify-key", f.otherPub},
+			pkgfile.ErrBadSignature, []string{"package " + f.signed, keyIDOf(t, f.otherPub)}},
+		{"reset --distro PACKAGE, unsigned", nil, []string{"reset", "--distro", f.unsigned, "--verify-key", f.pub},
+			pkgfile.ErrUnsigned, []string{"package " + f.unsigned}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, logged, err := runCLI(t, tc.env, append(tc.args, "--config", inv, "--dry-run")...)
+			require.ErrorIs(t, err, tc.wantErr)
+			for _, w := range tc.want {
+				require.ErrorContains(t, err, w)
+			}
+			assert.NotContains(t, logged, "Connect to hosts", "no host is touched")
+			assert.Empty(t, out, "a refused run prints no summary")
+		})
+	}
+
+	_, _, err := runCLI(t, nil, "reset", "--config", inv, "--distro", "k3s", "--verify-key", f.pub, "--dry-run")
+	require.ErrorContains(t, err, "--verify-key checks a package, and this run has none")
+}
+
+// TestApplyDryRunPastTheTrustCheck: a trusted package goes on to the
+// hosts; without a policy the package goes on with a warning naming what
+// was not verified. The host is unreachable, so both dry runs fail
+// connecting, and the summary says the dry run is incomplete instead of
+// "nothing would change" (issue 11a).
+func TestApplyDryRunPastTheTrustCheck(t *testing.T) {
+	f := newTrustFixture(t)
+	inv := unreachableInventory(t)
+
+	out, logged, err := runCLI(t, map[string]string{"CARGOSHIP_CONFIG": f.settings}, "apply", f.signed, "--config", inv, "--dry-run", "--timeout", "1s")
+	require.ErrorContains(t, err, `phase "Connect to hosts"`, "trusted, so on to the hosts")
+	assert.Contains(t, out, "dry run incomplete")
+	assert.Contains(t, logged, "package signature verified")
+	assert.Contains(t, logged, keyIDOf(t, f.pub))
+	assert.NotContains(t, logged, "level=WARN")
+
+	out, logged, err = runCLI(t, nil, "apply", f.unsigned, "--config", inv, "--dry-run", "--timeout", "1s")
+	require.ErrorContains(t, err, `phase "Connect to hosts"`)
+	assert.Contains(t, logged, "package "+f.unsigned+" is unsigned: its contents were checked against its own checksums only, not against a key you trust; set trusted_keys or --verify-key")
+	assert.Contains(t, out, `failed: phase "Connect to hosts"`)
+	assert.Contains(t, out, "dry run incomplete")
+	assert.NotContains(t, out, "nothing would change")
+
+	_, logged, err = runCLI(t, nil, "prepare", f.signed, "--config", inv, "--dry-run", "--timeout", "1s")
+	require.Error(t, err)
+	assert.Contains(t, logged, "package "+f.signed+" is signed, but no key is trusted, so its signature was not checked")
+}
+
+// TestInspectUnderAPolicy: inspect shows a refused package, then fails.
+func TestInspectUnderAPolicy(t *testing.T) {
+	f := newTrustFixture(t)
+	env := map[string]string{"CARGOSHIP_CONFIG": f.settings}
+
+	out, _, err := runCLI(t, env, "inspect", f.signed)
+	require.NoError(t, err)
+	assert.Contains(t, out, "verified with key "+keyIDOf(t, f.pub))
+
+	out, _, err = runCLI(t, env, "inspect", f.unsigned)
+	require.ErrorIs(t, err, pkgfile.ErrUnsigned)
+	require.ErrorContains(t, err, "package "+f.unsigned+": refused")
+	assert.Contains(t, out, "Signature      REFUSED: the package is not signed")
+	assert.Contains(t, out, "Engine         k3s 1.35.3-k3s1", "what it holds is still shown")
+
+	out, _, err = runCLI(t, env, "inspect", f.signed, "--verify-key", f.otherPub, "--json")
+	require.ErrorIs(t, err, pkgfile.ErrBadSignature, "--verify-key replaces trusted_keys")
+	var report struct{ Refused string }
+	require.NoError(t, json.Unmarshal([]byte(out), &report))
+	assert.Contains(t, report.Refused, keyIDOf(t, f.otherPub))
+
+	out, _, err = runCLI(t, env, "inspect", f.signed, "--verify-key", f.otherPub, "--verify-key", f.pub)
+	require.NoError(t, err, "any of several keys")
+	assert.Contains(t, out, "verified with key "+keyIDOf(t, f.pub))
+
+	out, _, err = runCLI(t, nil, "inspect", f.signed)
+	require.NoError(t, err, "no policy: inspect reports, and does not refuse")
+	assert.Contains(t, out, "signed, NOT verified")
+}

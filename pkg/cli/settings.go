@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // SettingsFileName is the optional tool settings file.
@@ -34,6 +35,12 @@ type Settings struct {
 	UpdateFirewall    bool
 	Output            string
 	OCIConcurrency    int
+	// TrustedKeys are the settings file's trusted_keys, resolved against
+	// its directory; RequireSignature is require_signature, and
+	// RequiredBy where it was set, for refusals.
+	TrustedKeys      []string
+	RequireSignature bool
+	RequiredBy       string
 }
 
 // DefaultSettings are what cargoship uses with no file and no variables.
@@ -67,7 +74,7 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		if err != nil {
 			return s, fmt.Errorf("settings file: %w", err)
 		}
-		if err := s.applyFile(doc); err != nil {
+		if err := s.applyFile(path, doc); err != nil {
 			return s, fmt.Errorf("settings file %s: %w", path, err)
 		}
 		s.File = path
@@ -101,7 +108,13 @@ func findSettingsFile(getenv func(string) string) (string, error) {
 	return "", nil
 }
 
-func (s *Settings) applyFile(f *v1alpha1.Settings) error {
+func (s *Settings) applyFile(path string, f *v1alpha1.Settings) error {
+	for _, k := range f.TrustedKeys {
+		s.TrustedKeys = append(s.TrustedKeys, v1alpha1.ResolveSettingsPath(path, k))
+	}
+	if f.RequireSignature {
+		s.RequireSignature, s.RequiredBy = true, "require_signature in "+absPath(path)
+	}
 	setStr(&s.LogLevel, f.LogLevel)
 	setStr(&s.LogFormat, f.LogFormat)
 	setStr(&s.TmpDir, expandHome(f.TmpDir))
@@ -159,6 +172,13 @@ func (s *Settings) applyEnv(getenv func(string) string) error {
 			*p = b
 		}
 	}
+	if v := getenv(EnvPrefix + "REQUIRE_SIGNATURE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%sREQUIRE_SIGNATURE=%q: want true or false", EnvPrefix, v)
+		}
+		s.RequireSignature, s.RequiredBy = b, EnvPrefix+"REQUIRE_SIGNATURE"
+	}
 	if v := getenv(EnvPrefix + "TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -188,4 +208,38 @@ func expandHome(p string) string {
 		}
 	}
 	return os.ExpandEnv(p)
+}
+
+// trustPolicy is one run's trust policy (docs/package.md, "Trusting
+// packages"): the --verify-key keys when any are given, as every flag wins
+// over its setting, else the settings file's trusted_keys; and
+// require_signature.
+func (s Settings) trustPolicy(verifyKeys []string) (pkgfile.TrustPolicy, error) {
+	t := pkgfile.TrustPolicy{RequireSignature: s.RequireSignature, RequiredBy: s.RequiredBy}
+	if len(verifyKeys) > 0 {
+		for _, p := range verifyKeys {
+			k, err := pkgfile.LoadTrustedKey(p, "--verify-key "+p)
+			if err != nil {
+				return t, fmt.Errorf("--verify-key: %w", err)
+			}
+			t.Keys = append(t.Keys, k)
+		}
+		return t, nil
+	}
+	for i, p := range s.TrustedKeys {
+		k, err := pkgfile.LoadTrustedKey(p, fmt.Sprintf("trusted_keys[%d] in %s", i, absPath(s.File)))
+		if err != nil {
+			return t, fmt.Errorf("settings file %s: trusted_keys[%d]: %w", s.File, i, err)
+		}
+		t.Keys = append(t.Keys, k)
+	}
+	return t, nil
+}
+
+// absPath names a file for a message read from another directory.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // apiTestdata holds the document corpus of pkg/api/v1alpha1; the earlier
@@ -131,6 +133,7 @@ func TestSettingsBadEnvironmentValues(t *testing.T) {
 		"CARGOSHIP_UPDATE_HOSTS":       "maybe",
 		"CARGOSHIP_TIMEOUT":            "soon",
 		"CARGOSHIP_WORKER_CONCURRENCY": "five",
+		"CARGOSHIP_REQUIRE_SIGNATURE":  "maybe",
 	} {
 		_, getenv := settingsEnv(t, map[string]string{k: v})
 		_, err := LoadSettings(getenv)
@@ -146,6 +149,7 @@ func TestSettingsBrokenFileNamesTheLine(t *testing.T) {
 		"bad value":    {"log_level: info\ntimeout: forever\n", "cargoship-config.yaml:2:10: timeout: \"forever\" is not a duration"},
 		"wrong type":   {"distro:\n  install:\n    host_update: [yes]\n", "cargoship-config.yaml:3:18: distro.install.host_update: want true or false, got a list"},
 		"syntax error": {"log_level: info\ndistro: {install: {concurrency: 5}\n", "cargoship-config.yaml:2:9:"},
+		"missing key":  {"log_level: info\ntrusted_keys:\n  - keys/site.pub\n", "cargoship-config.yaml:3:5: trusted_keys[0]: \"keys/site.pub\" ("},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -209,4 +213,59 @@ func TestSettingsFlagsWinOverEnvironment(t *testing.T) {
 	assert.True(t, strings.HasPrefix(logged, "{"), "json from the flag, not text from the environment: %q", logged)
 	assert.Contains(t, logged, `"msg":"using settings file"`)
 	assert.Contains(t, logged, SettingsFileName)
+}
+
+// writePublicKey writes a fresh public key file as cargoship keygen does.
+func writePublicKey(t *testing.T, path string) {
+	t.Helper()
+	_, priv, err := pkgfile.GenerateKeyPair()
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, pkgfile.WriteKeyPair(path+".key", path, priv, false))
+}
+
+func TestSettingsTrustPolicy(t *testing.T) {
+	dir, _ := settingsEnv(t, nil)
+	conf := filepath.Join(dir, "etc", SettingsFileName)
+	writePublicKey(t, filepath.Join(dir, "etc", "keys", "site.pub"))
+	writeFile(t, conf, "trusted_keys:\n  - keys/site.pub\nrequire_signature: true\n")
+	env := map[string]string{"CARGOSHIP_CONFIG": conf}
+	s, err := LoadSettings(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "etc", "keys", "site.pub")}, s.TrustedKeys,
+		"a relative key is the settings file's, not the working directory's")
+	assert.True(t, s.RequireSignature)
+	assert.Equal(t, "require_signature in "+conf, s.RequiredBy)
+
+	p, err := s.trustPolicy(nil)
+	require.NoError(t, err)
+	require.Len(t, p.Keys, 1)
+	assert.Equal(t, "trusted_keys[0] in "+conf, p.Keys[0].Source)
+	assert.True(t, p.RequireSignature)
+
+	// --verify-key replaces the file's keys, as a flag wins over its setting.
+	flagKey := filepath.Join(dir, "flag.pub")
+	writePublicKey(t, flagKey)
+	p, err = s.trustPolicy([]string{flagKey})
+	require.NoError(t, err)
+	require.Len(t, p.Keys, 1)
+	assert.Equal(t, "--verify-key "+flagKey, p.Keys[0].Source)
+	_, err = s.trustPolicy([]string{filepath.Join(dir, "none.pub")})
+	require.ErrorContains(t, err, "--verify-key")
+
+	env["CARGOSHIP_REQUIRE_SIGNATURE"] = "false"
+	s, err = LoadSettings(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.False(t, s.RequireSignature, "the variable wins over the file")
+}
+
+func TestSettingsRequireSignatureVariable(t *testing.T) {
+	_, getenv := settingsEnv(t, map[string]string{"CARGOSHIP_REQUIRE_SIGNATURE": "true"})
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.True(t, s.RequireSignature)
+	assert.Equal(t, "CARGOSHIP_REQUIRE_SIGNATURE", s.RequiredBy)
+	p, err := s.trustPolicy(nil)
+	require.NoError(t, err)
+	assert.True(t, p.Active(), "require_signature alone is a policy")
 }

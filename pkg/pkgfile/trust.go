@@ -59,15 +59,8 @@ func (t TrustPolicy) KeyIDs() []string {
 	return ids
 }
 
-// describe names what the policy trusts, for the end of a refusal.
-func (t TrustPolicy) describe() string {
-	if len(t.Keys) == 0 {
-		by := t.RequiredBy
-		if by == "" {
-			by = "the trust policy"
-		}
-		return "a signature is required (" + by + ") and no key is trusted: add the signer's public key to trusted_keys or pass --verify-key"
-	}
+// keys names the trusted keys and where each was given, for refusals.
+func (t TrustPolicy) keys() string {
 	parts := make([]string, len(t.Keys))
 	for i, k := range t.Keys {
 		parts[i] = "key " + k.ID()
@@ -75,37 +68,42 @@ func (t TrustPolicy) describe() string {
 			parts[i] += " (" + k.Source + ")"
 		}
 	}
-	return "trusted: " + strings.Join(parts, ", ")
+	return strings.Join(parts, " or ")
+}
+
+// required names where the signature was required.
+func (t TrustPolicy) required() string {
+	if t.RequiredBy == "" {
+		return "a signature is required"
+	}
+	return "a signature is required (" + t.RequiredBy + ")"
 }
 
 // check applies the policy to manifest.yaml and manifest.sig (nil when the
 // package has none) and returns the id of the key that verified it, or ""
 // when there is no policy.
 func (t TrustPolicy) check(manifest, sig []byte) (string, error) {
-	if !t.Active() {
+	switch {
+	case !t.Active():
 		return "", nil
-	}
-	if sig == nil {
-		return "", fmt.Errorf("%w (no %s); %s", ErrUnsigned, SignatureName, t.describe())
-	}
-	if len(t.Keys) == 0 {
-		return "", fmt.Errorf("the package is signed, but %w; %s", ErrNoTrustedKey, t.describe())
+	case sig == nil && len(t.Keys) == 0:
+		return "", fmt.Errorf("%w (no %s), and %s; sign it with cargoship create --signing-key", ErrUnsigned, SignatureName, t.required())
+	case sig == nil:
+		return "", fmt.Errorf("%w (no %s), and only a package signed by %s is trusted", ErrUnsigned, SignatureName, t.keys())
+	case len(t.Keys) == 0:
+		return "", fmt.Errorf("the package is signed, but %w, and %s: add the signer's public key to trusted_keys or pass --verify-key",
+			ErrNoTrustedKey, t.required())
 	}
 	raw, err := decodeSignature(sig)
 	if err != nil {
-		return "", fmt.Errorf("%w; %s", err, t.describe())
+		return "", fmt.Errorf("%w; only a package signed by %s is trusted", err, t.keys())
 	}
 	for _, k := range t.Keys {
 		if ed25519.Verify(k.Key, manifest, raw) {
 			return k.ID(), nil
 		}
 	}
-	with := "key " + t.Keys[0].ID()
-	if len(t.Keys) > 1 {
-		with = "any trusted key (" + strings.Join(t.KeyIDs(), ", ") + ")"
-	}
-	return "", fmt.Errorf("%s: %w with %s: signed by a key not trusted, or manifest.yaml was changed; %s",
-		SignatureName, ErrBadSignature, with, t.describe())
+	return "", fmt.Errorf("%s: %w with %s: signed by another key, or manifest.yaml was changed", SignatureName, ErrBadSignature, t.keys())
 }
 
 // Unverified is the warning for a package opened with no policy: what its
