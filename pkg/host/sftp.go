@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/pkg/sftp"
@@ -23,10 +25,36 @@ type SFTPOpener interface {
 }
 
 // SFTP is an SFTP session on a host, running as root. Close it.
+//
+// The server runs with umask 077, so a file the session creates is 0600
+// from its first moment: pkg/sftp cannot send a mode with the open, and a
+// chmod after it leaves a window in which another user may open the file
+// and go on reading what is written later. OpenFile and MkdirAll below
+// wrap the client's for that.
 type SFTP struct {
 	*sftp.Client
 	done <-chan error
+	ctx  context.Context
+	c    *Conn
 }
+
+// OpenFile opens path as the client's OpenFile does. With O_CREATE and
+// O_TRUNC it removes what is there first and creates the file afresh
+// (O_EXCL): a reader holding the old file open, perhaps from before it was
+// private, sees none of the new content.
+func (s *SFTP) OpenFile(path string, f int) (*sftp.File, error) {
+	if f&os.O_CREATE != 0 && f&os.O_TRUNC != 0 {
+		if err := s.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		f |= os.O_EXCL
+	}
+	return s.Client.OpenFile(path, f)
+}
+
+// MkdirAll creates dir and its parents through a shell as root, with the
+// host's usual umask: the session's 077 would make them 0700.
+func (s *SFTP) MkdirAll(dir string) error { return MkdirAll(s.ctx, s.c, dir, 0) }
 
 // Close ends the session and waits for the server process to exit.
 func (s *SFTP) Close() error {
@@ -63,7 +91,7 @@ func (c *Conn) OpenSFTP(ctx context.Context) (*SFTP, error) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Sudo(ctx, shell.Quote(server), WithStdin(inR), WithStdout(outW))
+		_, err := c.Sudo(ctx, "umask 077; exec "+shell.Quote(server), WithStdin(inR), WithStdout(outW))
 		if err == nil {
 			err = io.EOF
 		}
@@ -82,7 +110,7 @@ func (c *Conn) OpenSFTP(ctx context.Context) (*SFTP, error) {
 		}
 		return nil, fmt.Errorf("%s: starting %s: %w", c.name, server, err)
 	}
-	return &SFTP{Client: client, done: done}, nil
+	return &SFTP{Client: client, done: done, ctx: ctx, c: c}, nil
 }
 
 // sftpServer finds the sftp-server binary once per connection.
