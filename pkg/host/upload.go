@@ -72,6 +72,7 @@ type upload struct {
 	dstSum     string
 	partExists bool
 	partSize   int64
+	free       int64 // bytes free beside the partial file; -1 unknown
 }
 
 func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (UploadResult, error) {
@@ -94,13 +95,73 @@ func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (Uploa
 	}
 	defer in.Close()
 	res := UploadResult{ResumedAt: offset}
+	if err := u.room(offset); err != nil {
+		return res, err
+	}
 	if offset < u.size {
 		res.BytesSent, err = u.send(ctx, in, offset)
 		if err != nil {
-			return res, err
+			return res, u.outOfSpace(ctx, err)
 		}
 	}
 	return res, u.finish(ctx)
+}
+
+// room refuses, before a byte is written, a transfer the filesystem that
+// will hold the partial file has no room for: filling a host's disk to the
+// brim harms what else runs there, and the upload would fail anyway. A
+// restart from 0 gets the old partial file's space back.
+func (u *upload) room(offset int64) error {
+	if u.free < 0 {
+		return nil // the host could not say; the write will
+	}
+	need, have := u.size-offset, u.free
+	if offset == 0 && u.partExists {
+		have += u.partSize
+	}
+	if need <= have {
+		return nil
+	}
+	return fmt.Errorf("no space left: %s needs %d more bytes and its filesystem has %d free; nothing was written (free space there and run again)",
+		path.Dir(u.part), need, have)
+}
+
+// outOfSpace explains a transfer that broke because the filesystem filled
+// under it (SFTP reports a full disk only as a generic failure): what
+// arrived stays in the partial file, for the next run to resume once
+// there is room.
+func (u *upload) outOfSpace(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	out, perr := u.r.Sudo(ctx, Script(`if [ -f "$1" ]; then printf 'part '; stat -c %s -- "$1"; fi
+`+freeProbe, u.part))
+	if perr != nil {
+		return err // the host is gone too: the transfer's error says why
+	}
+	var arrived, free int64 = 0, -1
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		switch key {
+		case "part":
+			arrived, _ = strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		case "free":
+			if n, ok := parseFree(val); ok {
+				free = n
+			}
+		}
+	}
+	if free < 0 || free >= u.size-arrived {
+		return err
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		// what the command said (fileError would show only that, and
+		// drop the rest)
+		err = errors.New((&commandError{ee}).Error())
+	}
+	return fmt.Errorf("no space left: the filesystem of %s filled during the transfer (%d bytes free, %d more needed); the %d bytes that arrived stay in %s for the next run to resume once there is room: %w",
+		path.Dir(u.part), free, u.size-arrived, arrived, path.Base(u.part), err)
 }
 
 // check validates the arguments and hashes the source when no sum is given.
@@ -146,15 +207,40 @@ func hashSource(src Source, n int64) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), got, nil
 }
 
+// freeProbe prints the bytes free on the filesystem that holds (or will
+// hold, once its directories are made) the file $1: free blocks times the
+// block size, as root may use them. It prints "free" alone when stat
+// cannot say.
+const freeProbe = `d=$(dirname -- "$1"); while [ ! -d "$d" ]; do d=$(dirname -- "$d"); done
+printf 'free '; stat -f -c '%f %S' -- "$d" 2>/dev/null || echo`
+
 // uploadProbe reports the destination (stat, and sha256 when its size is
-// right) and the partial file's size.
+// right), the partial file's size and the room beside it.
 const uploadProbe = `if [ -e "$1" ] || [ -L "$1" ]; then
 	printf 'dst '; ` + statFormat + `"$1"
 	if [ -f "$1" ] && [ "$(stat -c %s -- "$1")" = "$3" ]; then printf 'sum '; sha256sum < "$1"; fi
 fi
-if [ -f "$2" ]; then printf 'part '; stat -c %s -- "$2"; fi`
+if [ -f "$2" ]; then printf 'part '; stat -c %s -- "$2"; fi
+set -- "$2"
+` + freeProbe
+
+// parseFree reads freeProbe's "BLOCKS BLOCKSIZE"; ok is false when the
+// host could not say.
+func parseFree(val string) (int64, bool) {
+	f := strings.Fields(val)
+	if len(f) != 2 {
+		return 0, false
+	}
+	blocks, err1 := strconv.ParseInt(f[0], 10, 64)
+	bsize, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || blocks < 0 || bsize <= 0 || blocks > (1<<62)/bsize {
+		return 0, false
+	}
+	return blocks * bsize, true
+}
 
 func (u *upload) probe(ctx context.Context) error {
+	u.free = -1
 	out, err := u.r.Sudo(ctx, Script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
 	if err != nil {
 		return err
@@ -170,6 +256,10 @@ func (u *upload) probe(ctx context.Context) error {
 		case "part":
 			u.partExists = true
 			u.partSize, err = strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		case "free":
+			if n, ok := parseFree(val); ok {
+				u.free = n
+			}
 		}
 		if err != nil {
 			return err

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -337,4 +339,118 @@ func TestOpenSFTPAndFallback(t *testing.T) {
 		t.Fatalf("upload without sftp: %+v, %v", res, err)
 	}
 	sameFile(t, src, dst)
+}
+
+// smallDisk mounts a tmpfs of size bytes for the test: a filesystem an
+// upload can fill.
+func smallDisk(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(size)); err != nil {
+		t.Fatalf("mounting a tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmounting %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fillAfter fills a filesystem once n bytes were read through it: another
+// writer takes the disk while the transfer runs.
+type fillAfter struct {
+	r      io.ReadCloser
+	n      int64
+	filler string
+	filled bool
+}
+
+func (f *fillAfter) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if f.n -= int64(n); f.n <= 0 && !f.filled {
+		f.filled = true
+		w, ferr := os.Create(f.filler)
+		if ferr == nil {
+			zero := make([]byte, 64<<10)
+			for ferr == nil {
+				_, ferr = w.Write(zero) // until the disk is full
+			}
+			_ = w.Close()
+		}
+	}
+	return n, err
+}
+
+func (f *fillAfter) Close() error { return f.r.Close() }
+
+// TestUploadRefusesWhatDoesNotFit: a file the destination's filesystem has
+// no room for is refused before a byte is written, naming the host and the
+// directory; one that fits goes in.
+func TestUploadRefusesWhatDoesNotFit(t *testing.T) {
+	f := sshd(t)
+	ctx := context.Background()
+	disk := smallDisk(t, 1<<20)
+	src, sum := testData(t, 2<<20)
+	small, smallSum := testData(t, 64<<10)
+	for name, r := range f.uploadRunners(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(disk, strings.NewReplacer(" ", "-", ",", "").Replace(name), "sub")
+			dst := filepath.Join(dir, "big")
+			_, err := Upload(ctx, r, LocalFile(src), 2<<20, sum, dst, 0o644, "")
+			if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), r.String()) {
+				t.Fatalf("an upload twice the disk's size: %v; want a refusal naming the host and %s", err, dir)
+			}
+			for _, p := range []string{dst, dst + PartSuffix} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s exists after the refusal", p)
+				}
+			}
+			if _, err := Upload(ctx, r, LocalFile(small), 64<<10, smallSum, filepath.Join(dir, "small"), 0o644, ""); err != nil {
+				t.Fatalf("a file that fits: %v", err)
+			}
+		})
+	}
+}
+
+// TestUploadResumesAfterTheDiskFilled: a disk that fills during the
+// transfer fails it with an error that says so, keeps what arrived and
+// places nothing; once space is freed the next upload resumes.
+func TestUploadResumesAfterTheDiskFilled(t *testing.T) {
+	f := sshd(t)
+	const size = 8 << 20
+	src, sum := testData(t, size)
+	for name, r := range map[string]Runner{
+		"sftp": connect(t, f.sshHost(userNoPW), f.opts(nil, nil)),
+		"cat":  plainRunner{connect(t, f.sshHost(userNoPW), f.opts(nil, nil))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			disk := smallDisk(t, 12<<20)
+			dst, filler := filepath.Join(disk, "f"), filepath.Join(disk, "filler")
+			filling := func() (io.ReadCloser, error) {
+				in, err := os.Open(src)
+				return &fillAfter{r: in, n: 6 << 20, filler: filler}, err
+			}
+			_, err := Upload(context.Background(), r, filling, size, sum, dst, 0o644, "")
+			if err == nil || !strings.Contains(err.Error(), "filled during the transfer") || !strings.Contains(err.Error(), r.String()) {
+				t.Fatalf("an upload into a disk that filled: %v", err)
+			}
+			t.Logf("the error: %v", err)
+			if _, err := os.Stat(dst); !os.IsNotExist(err) {
+				t.Fatalf("%s was placed after the disk filled: %v", dst, err)
+			}
+			fi, err := os.Stat(dst + PartSuffix)
+			if err != nil || fi.Size() == 0 || fi.Size() >= size {
+				t.Fatalf("the partial file after the disk filled: %v, %v", fi, err)
+			}
+			if err := os.Remove(filler); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Upload(context.Background(), r, LocalFile(src), size, sum, dst, 0o644, "")
+			if err != nil || res.ResumedAt != fi.Size() || res.BytesSent != size-fi.Size() {
+				t.Fatalf("resume once space was freed: %+v, %v; want %d kept", res, err, fi.Size())
+			}
+			sameFile(t, src, dst)
+		})
+	}
 }
