@@ -90,6 +90,32 @@ func isTaint(t string) bool {
 	return isLabelKey(k) && labelValue.MatchString(v)
 }
 
+// checkPerm reports a file mode that does not parse or sets special bits
+// (an error, from FileMode.Mode) and one any user may write (a warning).
+// It returns the mode and whether it parsed.
+func checkPerm(d *document, path string, m FileMode, def uint32) (uint32, bool) {
+	mode, err := m.Mode(def)
+	if err != nil {
+		d.errorf(path, "%v", err)
+		return 0, false
+	}
+	if mode&0o002 != 0 {
+		d.warnf(path, "%04o is world-writable: any user on the host may change the file (%04o is not)", mode, mode&^0o002)
+	}
+	return mode, true
+}
+
+// checkSource reports a source create could not fetch; "" is left to the
+// required-field checks.
+func checkSource(d *document, path, src string) {
+	if src == "" {
+		return
+	}
+	if err := CheckSource(src); err != nil {
+		d.errorf(path, "%v", err)
+	}
+}
+
 func quoteList(vs []string) string {
 	q := make([]string, len(vs))
 	for i, v := range vs {

@@ -60,8 +60,8 @@ type DistroMetadata struct {
 	Name string `json:"name" jsonschema:"pattern=^[a-z0-9][a-z0-9\\-]*$"`
 	// Description is free text for people.
 	Description string `json:"description,omitempty"`
-	// Version is the package's version, in its file name (default spec.version).
-	Version string `json:"version,omitempty"`
+	// Version is the package's version, in its file name (default spec.version): letters, digits, '.', '_', '+' and '-'.
+	Version string `json:"version,omitempty" jsonschema:"pattern=^[A-Za-z0-9_+][A-Za-z0-9._+-]*$"`
 	// Architecture is the single architecture of the earlier tool's form.
 	Architecture string `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
 	// Architectures builds one package for several architectures ("multi").

@@ -141,6 +141,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"cluster/03-unknown-role.yaml", "cluster/30-earlier-winrm.yaml", "cluster/35-several-wrong-shapes.yaml",
 		"distro/01-unknown-fields.yaml", "distro/02-unknown-engine-type.yaml", "distro/06-unknown-route.yaml",
 		"distro/07-unknown-selector-os.yaml", "distro/17-string-where-a-list-is.yaml", "distro/21-bad-name-version-compression.yaml",
+		"distro/27-version-leaves-output-dir.yaml", "distro/32-perm-special-bits.yaml",
 		"settings/01-unknown-keys.yaml", "settings/03-bad-values.yaml", "settings/04-wrong-shapes.yaml",
 	} {
 		if errs := check(filepath.Dir(f), filepath.Join("testdata/invalid", f)); len(errs) == 0 {

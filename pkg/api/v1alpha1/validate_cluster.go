@@ -35,13 +35,27 @@ func validateClusterConfig(d *document, cfg *ClusterConfig) {
 		p := fmt.Sprintf("spec.config.registries[%d]", i)
 		if r.Name == "" {
 			d.errorf(p+".name", "is required (the registry host images name, e.g. docker.io)")
+		} else if err := CheckRegistryName(r.Name); err != nil {
+			d.errorf(p+".name", "%v", err)
 		} else if j, dup := seenReg[r.Name]; dup {
 			d.errorf(p+".name", "%q is already defined at spec.config.registries[%d]", r.Name, j)
 		} else {
 			seenReg[r.Name] = i
 		}
+		for j, m := range r.Mirrors {
+			if err := CheckRegistryEndpoint(m); err != nil {
+				d.errorf(fmt.Sprintf("%s.mirrors[%d]", p, j), "%v", err)
+			}
+		}
 		if r.Proxy != nil && r.Proxy.URL == "" {
 			d.errorf(p+".proxy.url", "is required")
+		} else if r.Proxy != nil {
+			if err := CheckRegistryEndpoint(r.Proxy.URL); err != nil {
+				d.errorf(p+".proxy.url", "%v", err)
+			}
+		}
+		if err := CheckRegistryTLS(r.TLS); err != nil {
+			d.errorf(p+".tls", "%v", err)
 		}
 		if a := r.Auth; a != nil {
 			if a.Pass != "" && a.PassEnv != "" {
@@ -65,6 +79,14 @@ func validateClusterConfig(d *document, cfg *ClusterConfig) {
 			d.errorf(p, "profile %q is defined twice (first at spec.config.profiles[%d])", pr.Name, j)
 		default:
 			seenProfile[pr.Name] = i
+		}
+		ep := fmt.Sprintf("spec.config.profiles[%d].engineConfig", i)
+		for _, k := range sortedKeys(pr.EngineConfig) {
+			// The engine is the distro's: the rest is checked against it
+			// (crosscheck.go).
+			if err := CheckEngineConfigKey("", k, pr.EngineConfig[k]); err != nil {
+				d.keyErrorf(joinPath(ep, k), "%v", err)
+			}
 		}
 	}
 	if cfg.Firewall != nil {
@@ -216,6 +238,14 @@ func validateConnection(d *document, p string, h *Host) {
 		if o.Port < 0 || o.Port > 65535 {
 			d.errorf(p+".openSSH.port", "%d is not a port (1-65535)", o.Port)
 		}
+		for _, k := range sortedKeys(o.Options) {
+			op := joinPath(p+".openSSH.options", k)
+			if err := CheckSSHOptionName(k); err != nil {
+				d.keyErrorf(op, "%v", err)
+			} else if _, err := SSHOptionValue(o.Options[k]); err != nil {
+				d.errorf(op, "%v", err)
+			}
+		}
 	}
 	if h.Localhost != nil && !h.Localhost.Enabled {
 		d.errorf(p+".localhost.enabled", "must be true when localhost is set")
@@ -233,6 +263,11 @@ func validateSSH(d *document, p string, s *SSH, depth int) {
 	}
 	if s.User != "" && !unixUserOrGrp.MatchString(s.User) {
 		d.errorf(p+".user", "%q is not a user name", s.User)
+	}
+	if s.HostKey != "" {
+		if _, _, err := ParseHostKey(s.HostKey); err != nil {
+			d.errorf(p+".hostKey", "%v", err)
+		}
 	}
 	if s.Bastion != nil {
 		if depth >= 3 {
@@ -268,8 +303,8 @@ func validateHost(d *document, p string, h *Host) {
 		if !envName.MatchString(k) {
 			d.keyErrorf(joinPath(p+".environment", k), "%q is not an environment variable name", k)
 		}
-		if v := h.Environment[k]; containsControl(v) {
-			d.errorf(joinPath(p+".environment", k), "the value holds a newline or control character")
+		if err := CheckEnvironmentValue(h.Environment[k]); err != nil {
+			d.errorf(joinPath(p+".environment", k), "%v", err)
 		}
 	}
 	for _, k := range sortedKeys(h.Labels) {
@@ -314,9 +349,7 @@ func validateHostFile(d *document, p string, f HostFile) {
 	if f.DstDir != "" && f.Src == "" {
 		d.errorf(p+".dstDir", "needs src, whose base name names the file in the directory")
 	}
-	if _, err := f.Perm.Mode(0o644); err != nil {
-		d.errorf(p+".perm", "%v", err)
-	}
+	checkPerm(d, p+".perm", f.Perm, 0o644)
 	if f.User != "" && !unixUserOrGrp.MatchString(f.User) {
 		d.errorf(p+".user", "%q is not a user name", f.User)
 	}

@@ -23,6 +23,11 @@ func validateDistro(d *document, ds *Distro) {
 	} else if !namePattern.MatchString(m.Name) {
 		d.errorf("metadata.name", "%q must be lower-case letters, digits and hyphens", m.Name)
 	}
+	if m.Version != "" {
+		if err := CheckFileNamePart(m.Version); err != nil {
+			d.errorf("metadata.version", "%v; it names the package file", err)
+		}
+	}
 	if m.Architecture != "" && !slices.Contains(Architectures, m.Architecture) {
 		d.errorf("metadata.architecture", "%q is not one of %s", m.Architecture, quoteList(Architectures))
 	}
@@ -47,8 +52,9 @@ func validateDistro(d *document, ds *Distro) {
 	}
 	if ds.Spec.Version == "" {
 		d.errorf("spec.version", "is required: the engine version hosts are installed or upgraded to (e.g. 1.35.3-k3s1)")
-	} else if containsControl(ds.Spec.Version) || strings.ContainsAny(ds.Spec.Version, " /") {
-		d.errorf("spec.version", "%q is not a version", ds.Spec.Version)
+	} else if CheckFileNamePart(ds.Spec.Version) != nil {
+		// Without metadata.version it names the package file.
+		d.errorf("spec.version", "%q is not a version: letters, digits, '.', '_', '+' and '-', as in 1.35.3-k3s1", ds.Spec.Version)
 	}
 	validateActions(d, ds.Spec.Actions)
 	validateDistroConfig(d, ds)
@@ -95,6 +101,7 @@ func validateDistroConfig(d *document, ds *Distro) {
 	for i, f := range cfg.OS.Files {
 		validateFile(d, fmt.Sprintf("spec.config.os.files[%d]", i), f, arches, true)
 	}
+	validateEngineConfig(d, ds.Spec.Type, &cfg.Engine)
 	for i, f := range cfg.Manifests {
 		p := fmt.Sprintf("spec.config.manifests[%d]", i)
 		switch {
@@ -103,6 +110,7 @@ func validateDistroConfig(d *document, ds *Distro) {
 		case f.Source != "" && f.Data != "":
 			d.errorf(p+".data", "set source or data, not both")
 		}
+		checkSource(d, p+".source", f.Source)
 		if f.Target != "" && !isCleanAbsPath(f.Target) {
 			d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
 		}
@@ -127,6 +135,8 @@ func validateDistroConfig(d *document, ds *Distro) {
 				d.errorf(p+".source", "is required: the .pp or .cil file the package carries")
 			} else if ext := path.Ext(mod.Source); ext != ".pp" && ext != ".cil" && ext != ".bz2" {
 				d.errorf(p+".source", "%q is not a .pp or .cil policy module", mod.Source)
+			} else {
+				checkSource(d, p+".source", mod.Source)
 			}
 			if mod.Shasum != "" && !sha256Hex.MatchString(mod.Shasum) {
 				d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
@@ -175,6 +185,80 @@ func validateDistroConfig(d *document, ds *Distro) {
 	}
 }
 
+// validateEngineConfig checks the engine's own configuration for the
+// engine the definition names (an unknown spec.type is reported already).
+func validateEngineConfig(d *document, engine string, e *EngineConfig) {
+	if !slices.Contains(Engines, engine) {
+		engine = ""
+	}
+	for _, k := range sortedKeys(e.Config) {
+		if err := CheckEngineConfigKey(engine, k, e.Config[k]); err != nil {
+			d.keyErrorf(joinPath("spec.config.engine.config", k), "%v", err)
+		}
+	}
+	if len(e.Manifest) > 0 {
+		if err := CheckChartsFor(engine); err != nil {
+			d.errorf("spec.config.engine.manifest", "%v", err)
+		}
+	}
+	for _, k := range sortedKeys(e.Manifest) {
+		p := joinPath("spec.config.engine.manifest", k)
+		if err := CheckChartName(k); err != nil {
+			d.keyErrorf(p, "%v", err)
+		}
+		if err := CheckChartValues(e.Manifest[k]); err != nil {
+			d.errorf(p, "%v", err)
+		}
+	}
+	validateEngineRegistries(d, engine, e.Registries)
+}
+
+// validateEngineRegistries checks the registries.yaml body's registry
+// names and endpoints: with the cluster's they become registries.yaml keys
+// and, for containerd, certs.d directories.
+func validateEngineRegistries(d *document, engine string, reg map[string]any) {
+	mirrors, _ := reg["mirrors"].(map[string]any)
+	for _, name := range sortedKeys(mirrors) {
+		p := joinPath("spec.config.engine.registries.mirrors", name)
+		if err := CheckRegistryName(name); err != nil {
+			d.keyErrorf(p, "%v", err)
+		}
+		m, _ := mirrors[name].(map[string]any)
+		eps, isList := m["endpoint"].([]any)
+		if s, ok := m["endpoint"].(string); ok {
+			eps = []any{s}
+		}
+		for i, e := range eps {
+			ep := p + ".endpoint"
+			if isList {
+				ep = fmt.Sprintf("%s[%d]", ep, i)
+			}
+			if s, ok := e.(string); !ok {
+				d.errorf(ep, "want a URL, got %v", e)
+			} else if err := CheckRegistryEndpoint(s); err != nil {
+				d.errorf(ep, "%v", err)
+			}
+		}
+		if m["rewrite"] != nil {
+			if err := CheckRegistryRewriteFor(engine); err != nil {
+				d.errorf(p+".rewrite", "%v", err)
+			}
+		}
+	}
+	configs, _ := reg["configs"].(map[string]any)
+	for _, name := range sortedKeys(configs) {
+		p := joinPath("spec.config.engine.registries.configs", name)
+		if err := CheckRegistryName(name); err != nil {
+			d.keyErrorf(p, "%v", err)
+		}
+		if c, _ := configs[name].(map[string]any); c["auth"] != nil {
+			if err := CheckRegistryAuthFor(engine); err != nil {
+				d.errorf(p+".auth", "%v", err)
+			}
+		}
+	}
+}
+
 func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 	switch {
 	case f.Source == "" && f.Data == "":
@@ -182,6 +266,7 @@ func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 	case f.Source != "" && f.Data != "":
 		d.errorf(p+".data", "set source or data, not both")
 	}
+	checkSource(d, p+".source", f.Source)
 	if f.Target == "" {
 		d.errorf(p+".target", "is required: the absolute path on the host")
 	} else if !isCleanAbsPath(f.Target) {
@@ -193,9 +278,7 @@ func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 	if f.ExtractPath != "" && (strings.HasPrefix(f.ExtractPath, "/") || slices.Contains(strings.Split(f.ExtractPath, "/"), "..")) {
 		d.errorf(p+".extractPath", "%q must be a relative path inside the archive", f.ExtractPath)
 	}
-	if mode, err := f.Perm.Mode(0o755); err != nil {
-		d.errorf(p+".perm", "%v", err)
-	} else if f.Executable && mode&0o111 == 0 {
+	if mode, ok := checkPerm(d, p+".perm", f.Perm, 0o755); ok && f.Executable && mode&0o111 == 0 {
 		d.errorf(p+".perm", "%04o has no execute bit, but executable is true", mode)
 	}
 	for _, who := range []struct{ field, v string }{{"user", f.User}, {"group", f.Group}} {

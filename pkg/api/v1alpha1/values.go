@@ -64,6 +64,11 @@ func (m FileMode) Mode(def uint32) (uint32, error) {
 	if err != nil || v > 0o7777 {
 		return 0, fmt.Errorf("%q is not an octal file mode like 0644", string(m))
 	}
+	// Files are written with the permission bits only; refused rather than
+	// dropped, a setuid program would land as an ordinary one.
+	if v&0o7000 != 0 {
+		return 0, fmt.Errorf("%04o sets the setuid, setgid or sticky bit, which cargoship does not write; use the permission bits only (like %04o)", v, v&0o777)
+	}
 	return uint32(v), nil
 }
 
@@ -71,7 +76,7 @@ func (m FileMode) Mode(def uint32) (uint32, error) {
 func (FileMode) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{
 		{Type: "integer"},
-		{Type: "string", Pattern: `^(0o?)?[0-7]{3,4}$`},
+		{Type: "string", Pattern: `^(0o?)?0?[0-7]{3}$`},
 	}}
 }
 
