@@ -96,6 +96,10 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 		_ = pkg.Close()
 		return nil, fmt.Errorf("package %s: %w", o.PackagePath, err)
 	}
+	if err := checkWithDistro(o.ClusterPath, pkg.Distro, o.PackagePath, o.Log); err != nil {
+		_ = pkg.Close()
+		return nil, err
+	}
 	st := node.New(cluster, pkg.Distro, o.Phase, o.Log)
 	st.Package = pkg
 	st.ClusterDir = o.ClusterDir

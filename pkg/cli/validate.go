@@ -50,13 +50,22 @@ func runValidate(app *App, o validateOptions) error {
 			loadErrs = append(loadErrs, err)
 		}
 	}
+	clusterRead := false
 	if o.cluster != "" {
 		_, f, err := v1alpha1.LoadClusterFile(o.cluster)
 		record(f, err)
+		var de *v1alpha1.DocumentError
+		clusterRead = err == nil || errors.As(err, &de)
 	}
 	for _, d := range o.distros {
-		_, f, err := v1alpha1.LoadDistroFile(v1alpha1.DistroPath(d))
+		path := v1alpha1.DistroPath(d)
+		ds, f, err := v1alpha1.LoadDistroFile(path)
 		record(f, err)
+		// The inventory against each definition, as apply checks it
+		// against its package's (docs/validate.md, "With a distro").
+		if ds != nil && clusterRead {
+			record(v1alpha1.LoadClusterFileWithDistro(o.cluster, ds, path))
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(app.Out)

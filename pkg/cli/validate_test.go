@@ -142,3 +142,98 @@ func TestValidateEarlierExamples(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.True(t, strings.HasSuffix(out, "valid: 1 warning(s)\n"), "the one warning is the earlier inventory's two controllers: %s", out)
 }
+
+// TestValidateRefusesWhatApplyRefuses: each document here passed validate
+// and was refused only by apply or create, late (rendering, connecting,
+// fetching). validate now refuses each at its file, line and field
+// (issue 11: 10).
+func TestValidateRefusesWhatApplyRefuses(t *testing.T) {
+	upstream := testdataPath(t, "valid/distro/earlier-upstream-with-version.yaml")
+	for _, tc := range []struct {
+		name, cluster, distro string
+		at                    string // LINE:COL: PATH: of the document named first
+		message               string
+	}{
+		{"a token in engine config", "invalid/cluster/40-token-in-profile-engine-config.yaml", "",
+			"16:11: spec.config.profiles[0].engineConfig.token: ", "cargoship manages the cluster token"},
+		{"a token in the distro's engine config", "", "invalid/distro/29-engine-config-owned-keys.yaml",
+			"17:9: spec.config.engine.config.token: ", "cargoship manages the cluster token"},
+		{"a chart name that is a path", "", "invalid/distro/30-chart-names-and-values.yaml",
+			`17:9: spec.config.engine.manifest["../../x"]: `, "the name must be a chart's name"},
+		{"an environment value with both quote kinds", "invalid/cluster/41-environment-both-quote-kinds.yaml", "",
+			"21:15: spec.hosts[0].environment.BOTH: ", "both a single quote and one of"},
+		{"a malformed hostKey", "invalid/cluster/42-malformed-host-key.yaml", "",
+			"16:18: spec.hosts[0].ssh.hostKey: ", "is neither an authorized_keys line"},
+		{"an openSSH option with a newline", "invalid/cluster/43-openssh-option-line-break.yaml", "",
+			"22:17: spec.hosts[0].openSSH.options.User: ", "holds a line break"},
+		{"an unsupported source scheme", "", "invalid/distro/31-unsupported-source-scheme.yaml",
+			"16:17: spec.config.files[0].source: ", `scheme "ftp" is not supported`},
+		{"registry credentials for containerd", "cross/01-upstream-profile-and-registry-auth.yaml", upstream,
+			"19:11: spec.config.registries[0].auth: ", "with " + upstream + " (spec.type upstream): containerd reads no credentials"},
+		{"a profile key kubeadm does not read", "cross/01-upstream-profile-and-registry-auth.yaml", upstream,
+			"26:11: spec.config.profiles[0].engineConfig.node-taint: ", "use one of clusterConfiguration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var args []string
+			first := ""
+			if tc.cluster != "" {
+				first = testdataPath(t, tc.cluster)
+				args = append(args, first)
+			}
+			if tc.distro != "" {
+				d := tc.distro
+				if !filepath.IsAbs(d) {
+					d = testdataPath(t, d)
+				}
+				if first == "" {
+					first = d
+				}
+				args = append(args, "--distro", d)
+			}
+			out, _, err := validateCLI(t, args...)
+			assert.Equal(t, 1, exitCode(err), out)
+			found := false
+			for _, l := range strings.Split(out, "\n") {
+				if rest, ok := strings.CutPrefix(l, first+":"+tc.at); ok && strings.Contains(rest, tc.message) {
+					found = true
+				}
+			}
+			assert.True(t, found, "want a line %s:%s...%s in:\n%s", first, tc.at, tc.message, out)
+		})
+	}
+}
+
+// TestValidateWithDistroReportsTheInventoryOnce: the inventory's own
+// findings are printed once however many definitions it is checked
+// against; only the findings of each pair are added.
+func TestValidateWithDistroReportsTheInventoryOnce(t *testing.T) {
+	cluster := testdataPath(t, "valid/cluster/warn-even-controllers.yaml")
+	k3s := testdataPath(t, "valid/distro/k3s-minimal.yaml")
+	out, _, err := validateCLI(t, cluster, "--distro", k3s, "--distro", testdataPath(t, "valid/distro/earlier-v1.35.3-rke2r1.yaml"))
+	require.NoError(t, err, out)
+	assert.Equal(t, 1, strings.Count(out, "4 controllers"), out)
+}
+
+// TestApplyRefusesWhatValidateWithDistroRefuses: apply checks the inventory
+// against its package's definition while loading, as validate --distro
+// does, so the pair is refused before any host is tried (issue 11: 10).
+func TestApplyRefusesWhatValidateWithDistroRefuses(t *testing.T) {
+	out, _, err := runCLI(t, nil, "create", demoDef, "-o", t.TempDir(), "--architecture", "amd64")
+	require.NoError(t, err)
+	pkg := strings.TrimSpace(out)
+	inv := filepath.Join(t.TempDir(), "cluster.yaml")
+	require.NoError(t, os.WriteFile(inv, []byte("apiVersion: colonel-byte.dev/v1alpha1\nkind: Cluster\nmetadata: {name: lab}\n"+
+		"spec:\n  config:\n    loadbalancer: 127.0.0.1\n    profiles:\n      - name: controller\n        engineConfig:\n"+
+		"          data-dir: /data/k3s\n  hosts:\n    - role: single\n      ssh: {address: 127.0.0.1, port: 1, user: nobody}\n"), 0o644))
+
+	_, logged, err := runCLI(t, nil, "apply", pkg, "--config", inv, "--dry-run", "--timeout", "1s")
+	require.Error(t, err)
+	require.ErrorContains(t, err, inv+":10:11: spec.config.profiles[0].engineConfig.data-dir: with "+pkg+" (spec.type k3s)")
+	assert.NotContains(t, logged, "Connect to hosts", "no host is touched")
+
+	def, err := filepath.Abs(demoDef)
+	require.NoError(t, err)
+	out, _, err = validateCLI(t, inv, "--distro", def)
+	assert.Equal(t, 1, exitCode(err))
+	assert.Contains(t, out, inv+":10:11: spec.config.profiles[0].engineConfig.data-dir: with ")
+}
