@@ -3,15 +3,10 @@ package engine
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 
-	"github.com/goccy/go-yaml"
+	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
-
-// addonName is what the engine accepts as a manifest's basename: the file
-// becomes an AddOn object named after it (RFC 1123, no '_').
-var addonName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // chartConfigs turns engine.manifest (chart name -> values) into one
 // HelmChartConfig per chart in the manifests directory. Values written as
@@ -25,8 +20,9 @@ func chartConfigs(manifestsDir string, charts map[string]any) ([]File, error) {
 	sort.Strings(names)
 	var files []File
 	for _, name := range names {
-		if !addonName.MatchString(name) || len(name) > 63 {
-			return nil, fmt.Errorf("chart values %q: the name must be a chart's name (lower-case letters, digits, '-')", name)
+		// The name becomes a file name in the manifests directory.
+		if err := v1alpha1.CheckChartName(name); err != nil {
+			return nil, fmt.Errorf("chart values %q: %w", name, err)
 		}
 		values, err := valuesContent(charts[name])
 		if err != nil {
@@ -52,24 +48,17 @@ func chartConfigs(manifestsDir string, charts map[string]any) ([]File, error) {
 }
 
 // valuesContent is a chart's values as the YAML text HelmChartConfig
-// carries. Text must parse as YAML, so a typo fails here and not in a
-// helm job on the cluster.
+// carries, checked as the definition's validation checks them.
 func valuesContent(v any) (string, error) {
+	if err := v1alpha1.CheckChartValues(v); err != nil {
+		return "", err
+	}
 	switch t := v.(type) {
 	case string:
-		var probe any
-		if err := yaml.Unmarshal([]byte(t), &probe); err != nil {
-			return "", fmt.Errorf("the values are not YAML: %w", err)
-		}
-		if _, ok := probe.(map[string]any); !ok && probe != nil {
-			return "", fmt.Errorf("the values must be a YAML mapping")
-		}
 		return t, nil
 	case map[string]any:
 		b, err := marshalYAML(t)
 		return string(b), err
-	case nil:
-		return "", nil
 	}
-	return "", fmt.Errorf("the values must be YAML text or a mapping, not %T", v)
+	return "", nil
 }

@@ -62,7 +62,7 @@ func hostsFiles(reg map[string]any) ([]File, error) {
 	tlsFor := func(host string) (map[string]any, error) {
 		c, _ := configs[host].(map[string]any)
 		if c["auth"] != nil {
-			return nil, fmt.Errorf("registry %s: containerd reads no credentials from hosts.toml; use a kubelet credential provider or imagePullSecrets", host)
+			return nil, fmt.Errorf("registry %s: %w", host, v1alpha1.CheckRegistryAuthFor(v1alpha1.EngineUpstream))
 		}
 		t, _ := c["tls"].(map[string]any)
 		return t, nil
@@ -72,7 +72,7 @@ func hostsFiles(reg map[string]any) ([]File, error) {
 	for _, name := range sortedKeys(mirrors) {
 		m, _ := mirrors[name].(map[string]any)
 		if m["rewrite"] != nil {
-			return nil, fmt.Errorf("registry %s: containerd hosts.toml has no rewrite", name)
+			return nil, fmt.Errorf("registry %s: %w", name, v1alpha1.CheckRegistryRewriteFor(v1alpha1.EngineUpstream))
 		}
 		var b strings.Builder
 		if name != "*" {

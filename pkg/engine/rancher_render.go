@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
 // Render implements Engine for k3s and rke2 (docs/apply.md, phase 19): the
@@ -18,7 +20,7 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	host := in.Host.Name()
 
 	cfg := HostConfig(in.Cluster, in.Distro, in.Host)
-	if err := r.checkOwnedKeys(cfg, p); err != nil {
+	if err := r.checkOwnedKeys(cfg); err != nil {
 		return Rendered{}, fmt.Errorf("%s: %w", host, err)
 	}
 
@@ -29,15 +31,11 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 
 	cfg["node-name"] = n.name
 	cfg["node-ip"] = n.ip
-	lbls, err := labels(stringList(cfg["node-label"]), in.Host.Labels)
+	lbls, tnts, err := r.registration(cfg, in.Host)
 	if err != nil {
 		return Rendered{}, fmt.Errorf("%s: %w", host, err)
 	}
 	setList(cfg, "node-label", lbls)
-	tnts, err := taints(stringList(cfg["node-taint"]), in.Host.Taints)
-	if err != nil {
-		return Rendered{}, fmt.Errorf("%s: %w", host, err)
-	}
 	setList(cfg, "node-taint", tnts)
 
 	// Tokens go in 0600 files the config names; the config itself, which
@@ -137,20 +135,13 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	}, nil
 }
 
-// checkOwnedKeys refuses config that would fight what cargoship manages:
-// a token in a document lives in every copy of it, and paths elsewhere
-// than the ones cargoship writes would leave its files unread.
-func (r *rancher) checkOwnedKeys(cfg map[string]any, p Paths) error {
-	for _, k := range []string{"token", "agent-token", "token-file", "agent-token-file"} {
-		if _, ok := cfg[k]; ok {
-			return fmt.Errorf("engine config sets %s: cargoship manages the cluster token (0600 files named by token-file)", k)
+// checkOwnedKeys refuses config that would fight what cargoship manages,
+// by the rule document validation applies to each document alone.
+func (r *rancher) checkOwnedKeys(cfg map[string]any) error {
+	for _, k := range sortedKeys(cfg) {
+		if err := v1alpha1.CheckEngineConfigKey(r.name, k, cfg[k]); err != nil {
+			return fmt.Errorf("engine config sets %s: %w", k, err)
 		}
-	}
-	if v, ok := cfg["data-dir"]; ok && firstString(v) != p.DataDir {
-		return fmt.Errorf("engine config sets data-dir %v: only %s is supported (SELinux contexts, fapolicyd rules and every cargoship path assume it)", v, p.DataDir)
-	}
-	if v, ok := cfg["private-registry"]; ok && firstString(v) != p.Registries {
-		return fmt.Errorf("engine config sets private-registry %v: cargoship writes registries to %s", v, p.Registries)
 	}
 	return nil
 }

@@ -56,6 +56,16 @@ func registries(c *v1alpha1.Cluster, d *v1alpha1.Distro, passwords map[string]st
 	if len(body) == 0 {
 		return nil, false, nil
 	}
+	// Both documents' names were validated; checked again here because
+	// containerd's hosts.toml directories are named after these keys.
+	for _, section := range []string{"mirrors", "configs"} {
+		m, _ := body[section].(map[string]any)
+		for name := range m {
+			if err := v1alpha1.CheckRegistryName(name); err != nil {
+				return nil, false, fmt.Errorf("registries.yaml %s: %w", section, err)
+			}
+		}
+	}
 	if cfgs, ok := body["configs"].(map[string]any); ok {
 		for _, v := range cfgs {
 			if m, ok := v.(map[string]any); ok && m["auth"] != nil {
@@ -125,8 +135,8 @@ func registryConfig(r v1alpha1.Registry, passwords map[string]string) (map[strin
 		if t.CAFile != "" {
 			tls["ca_file"] = t.CAFile
 		}
-		if (t.CertFile == "") != (t.KeyFile == "") {
-			return nil, fmt.Errorf("registry %s: tls certFile and keyFile go together", r.Name)
+		if err := v1alpha1.CheckRegistryTLS(t); err != nil {
+			return nil, fmt.Errorf("registry %s: tls %w", r.Name, err)
 		}
 		if t.CertFile != "" {
 			tls["cert_file"] = t.CertFile

@@ -14,14 +14,6 @@ import (
 
 const kubeadmAPI = "kubeadm.k8s.io/v1beta4"
 
-// upstreamConfigKeys are what an upstream engine config (distro
-// engine.config, profile engineConfig) may hold: bodies merged into the
-// kubeadm documents cargoship generates.
-var upstreamConfigKeys = []string{
-	"clusterConfiguration", "initConfiguration", "joinConfiguration",
-	"kubeletConfiguration", "kubeProxyConfiguration",
-}
-
 // Render implements Engine for kubeadm: one kubeadm config file (the
 // founder's InitConfiguration and ClusterConfiguration, everyone else's
 // JoinConfiguration), the profile's kubelet settings as a kubeadm patch,
@@ -40,7 +32,9 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 		return fail(err)
 	}
 	if len(in.Distro.Spec.Config.Engine.Manifest) > 0 {
-		return fail(fmt.Errorf("chart values (engine.manifest) need the k3s/rke2 helm controller; kubeadm has none"))
+		if err := v1alpha1.CheckChartsFor(u.Name()); err != nil {
+			return fail(err)
+		}
 	}
 	version, err := ParseVersion(in.Distro.Spec.Version)
 	if err != nil {
@@ -153,17 +147,12 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	return Rendered{Files: sortFiles(files), Start: start}, nil
 }
 
+// checkUpstreamConfig applies document validation's rule to the merged
+// config.
 func checkUpstreamConfig(cfg map[string]any) error {
 	for _, k := range sortedKeys(cfg) {
-		found := false
-		for _, ok := range upstreamConfigKeys {
-			found = found || k == ok
-		}
-		if !found {
-			return fmt.Errorf("upstream engine config key %q: use one of %s", k, strings.Join(upstreamConfigKeys, ", "))
-		}
-		if _, isMap := cfg[k].(map[string]any); !isMap {
-			return fmt.Errorf("upstream engine config %s must be a mapping", k)
+		if err := v1alpha1.CheckEngineConfigKey(v1alpha1.EngineUpstream, k, cfg[k]); err != nil {
+			return fmt.Errorf("upstream engine config key %q: %w", k, err)
 		}
 	}
 	return nil
