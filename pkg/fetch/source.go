@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
 // source is a Request's Source, resolved: a remote URL or a local path.
@@ -23,26 +25,23 @@ func (s source) display() string {
 
 // resolveSource reads a Source: http(s) URLs stay URLs, file:// URLs and
 // everything else are local paths, relative ones joined to baseDir.
+// The scheme and host are checked by the rule document validation applies.
 func resolveSource(src, baseDir string) (source, error) {
 	if strings.TrimSpace(src) == "" {
 		return source{}, fmt.Errorf("fetch: empty source")
 	}
+	if err := v1alpha1.CheckSource(src); err != nil {
+		return source{}, fmt.Errorf("fetch: source %s: %w", redactRaw(src), err)
+	}
 	if i := strings.Index(src, "://"); i > 0 {
 		u, err := url.Parse(src)
 		if err != nil {
-			return source{}, fmt.Errorf("fetch: source %q is not a valid URL: %w", redactRaw(src), err)
+			return source{}, fmt.Errorf("fetch: source %s is not a valid URL", redactRaw(src))
 		}
-		switch strings.ToLower(u.Scheme) {
-		case "http", "https":
-			if u.Host == "" {
-				return source{}, fmt.Errorf("fetch: source %s has no host", u.Redacted())
-			}
-			return source{url: u}, nil
-		case "file":
+		if strings.EqualFold(u.Scheme, "file") {
 			return localSource(u.Path, baseDir)
-		default:
-			return source{}, fmt.Errorf("fetch: source %s: scheme %q is not supported (use http, https, file or a path)", u.Redacted(), u.Scheme)
 		}
+		return source{url: u}, nil
 	}
 	return localSource(src, baseDir)
 }

@@ -10,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
 // KnownHostsFromEnv picks the known_hosts file as docs/apply.md, "Host
@@ -142,19 +142,19 @@ func appendAlgorithms(algos []string, keyType string) []string {
 
 // pinnedKey checks the host's key against hostKey: an authorized_keys line
 // ("ssh-ed25519 AAAA... comment") or a fingerprint ("SHA256:...").
+// The pin is read as document validation reads it.
 func pinnedKey(name, addr, pin string) (ssh.HostKeyCallback, []string, error) {
-	pin = strings.TrimSpace(pin)
-	if strings.HasPrefix(pin, "SHA256:") {
+	fingerprint, want, err := v1alpha1.ParseHostKey(pin)
+	if err != nil {
+		return nil, nil, fmt.Errorf("host %s: hostKey %w", name, err)
+	}
+	if want == nil {
 		return func(_ string, _ net.Addr, key ssh.PublicKey) error {
-			if ssh.FingerprintSHA256(key) != pin {
-				return &HostKeyError{Host: name, Addr: addr, Offered: key, Kind: "mismatch", Pin: pin}
+			if ssh.FingerprintSHA256(key) != fingerprint {
+				return &HostKeyError{Host: name, Addr: addr, Offered: key, Kind: "mismatch", Pin: fingerprint}
 			}
 			return nil
 		}, nil, nil
-	}
-	want, _, _, _, err := ssh.ParseAuthorizedKey([]byte(pin))
-	if err != nil {
-		return nil, nil, fmt.Errorf("host %s: hostKey %s is neither an authorized_keys line (ssh-ed25519 AAAA...) nor a SHA256: fingerprint", name, strconv.Quote(pin))
 	}
 	return func(_ string, _ net.Addr, key ssh.PublicKey) error {
 		if !bytes.Equal(key.Marshal(), want.Marshal()) {

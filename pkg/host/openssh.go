@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -131,10 +130,9 @@ func openSSHArgs(name string, s *v1alpha1.OpenSSH, o ConnectOptions) ([]string, 
 	return args, nil
 }
 
-var sshOptionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
-
 // sshOptions renders the document's options map as -o Key=Value pairs, in
-// key order so the command line is the same every run.
+// key order so the command line is the same every run, by the rules
+// document validation applies.
 func sshOptions(name string, opts map[string]any) ([]string, error) {
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
@@ -143,49 +141,16 @@ func sshOptions(name string, opts map[string]any) ([]string, error) {
 	sort.Strings(keys)
 	var args []string
 	for _, k := range keys {
-		if !sshOptionName.MatchString(k) {
-			return nil, fmt.Errorf("host %s: openSSH.options: %q is not an ssh option name", name, k)
+		if err := v1alpha1.CheckSSHOptionName(k); err != nil {
+			return nil, fmt.Errorf("host %s: openSSH.options: %w", name, err)
 		}
-		v, err := sshOptionValue(opts[k])
+		v, err := v1alpha1.SSHOptionValue(opts[k])
 		if err != nil {
 			return nil, fmt.Errorf("host %s: openSSH.options.%s: %w", name, k, err)
 		}
 		args = append(args, "-o", k+"="+v)
 	}
 	return args, nil
-}
-
-func sshOptionValue(v any) (string, error) {
-	switch v := v.(type) {
-	case string:
-		if strings.ContainsAny(v, "\n\r\x00") {
-			return "", errors.New("holds a line break or NUL")
-		}
-		return v, nil
-	case bool:
-		if v {
-			return "yes", nil
-		}
-		return "no", nil
-	case int, int64, uint64, int32, uint32, uint:
-		return fmt.Sprint(v), nil
-	case float64:
-		if v == float64(int64(v)) {
-			return strconv.FormatInt(int64(v), 10), nil
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64), nil
-	case []any:
-		parts := make([]string, len(v))
-		for i, x := range v {
-			s, err := sshOptionValue(x)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = s
-		}
-		return strings.Join(parts, ","), nil
-	}
-	return "", fmt.Errorf("%v (%T) is not a string, number, boolean or list", v, v)
 }
 
 func (t *openSSHTransport) command(line string) *exec.Cmd {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
@@ -35,21 +36,19 @@ func (e Environment) path() string {
 // file read the same literal value: as shell.Quote renders it (bare or in
 // single quotes) when it holds no single quote, in double quotes when it
 // holds one but nothing a shell expands inside double quotes. A value
-// neither can carry, or one with a line break, is an error.
+// neither can carry is refused by the rule document validation applies.
 func EnvironmentLine(key, value string) (string, error) {
 	if !envName.MatchString(key) {
 		return "", fmt.Errorf("%q is not an environment variable name", key)
 	}
-	switch {
-	case strings.ContainsAny(value, "\n\r\x00"):
-		return "", fmt.Errorf("%s: /etc/environment cannot hold a line break", key)
-	case !strings.Contains(value, "'"):
+	if err := v1alpha1.CheckEnvironmentValue(value); err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	if !strings.Contains(value, "'") {
 		// one word, bare or in single quotes: what pam_env strips too
 		return key + "=" + shell.Quote(value), nil
-	case !strings.ContainsAny(value, "\"$`\\"):
-		return key + `="` + value + `"`, nil
 	}
-	return "", fmt.Errorf("%s: a value with both a single quote and one of \" $ ` \\ cannot be written to /etc/environment unambiguously", key)
+	return key + `="` + value + `"`, nil
 }
 
 // envLineKey returns the key an /etc/environment line assigns ("export "
