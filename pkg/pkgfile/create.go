@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
@@ -103,11 +104,15 @@ func Create(ctx context.Context, opts CreateOptions) (*CreateResult, error) {
 	if err := checkActions(set); err != nil {
 		return nil, fmt.Errorf("%s: %w", defPath, err)
 	}
+	out, err := packagePath(opts.OutputDir, d, arches)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", defPath, err)
+	}
 	if err := os.MkdirAll(opts.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 
-	b := &builder{opts: opts, log: log, distro: d, baseDir: baseDir, arches: arches, planned: planned}
+	b := &builder{opts: opts, log: log, distro: d, baseDir: baseDir, arches: arches, planned: planned, path: out}
 	actions := &actionRunner{set: set, baseDir: baseDir, out: opts.ActionOutput, log: log}
 	if set == nil {
 		actions.set = &v1alpha1.ActionSet{}
@@ -155,6 +160,26 @@ func packageVersion(d *v1alpha1.Distro) string {
 	return d.Spec.Version
 }
 
+// packagePath is the package file in outDir. Validation refuses a name or
+// version that is not a file name part; checked again here because the
+// file is written, and replaced, wherever the name points.
+func packagePath(outDir string, d *v1alpha1.Distro, arches []string) (string, error) {
+	version := packageVersion(d)
+	for _, part := range []struct{ field, v string }{{"metadata.name", d.Metadata.Name}, {"the package version", version}} {
+		if part.v == "" && part.field != "metadata.name" {
+			continue
+		}
+		if err := v1alpha1.CheckFileNamePart(part.v); err != nil {
+			return "", fmt.Errorf("%s: %w", part.field, err)
+		}
+	}
+	name := FileName(d.Metadata.Name, arches, version, d.Metadata.Uncompressed)
+	if filepath.Base(name) != name || strings.ContainsAny(name, `/\`) {
+		return "", fmt.Errorf("package file name %q leaves the output directory", name)
+	}
+	return filepath.Join(outDir, name), nil
+}
+
 // builder carries one Create run.
 type builder struct {
 	opts    CreateOptions
@@ -163,6 +188,8 @@ type builder struct {
 	baseDir string
 	arches  []string
 	planned []plannedEntry
+	// path is the package file, from packagePath.
+	path string
 }
 
 func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResult, error) {
@@ -194,8 +221,7 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 	if b.opts.SigningKey != nil {
 		sig = signManifest(b.opts.SigningKey, manifest)
 	}
-	name := FileName(b.distro.Metadata.Name, b.arches, packageVersion(b.distro), b.distro.Metadata.Uncompressed)
-	path := filepath.Join(b.opts.OutputDir, name)
+	path := b.path
 	size, err := writePackage(ctx, path, !b.distro.Metadata.Uncompressed, manifest, sig, sums, staged)
 	if err != nil {
 		return nil, err
