@@ -237,6 +237,7 @@ type nodeView struct {
 		Unschedulable bool `json:"unschedulable"`
 		Taints        []struct {
 			Key    string `json:"key"`
+			Value  string `json:"value"`
 			Effect string `json:"effect"`
 		} `json:"taints"`
 	} `json:"spec"`

@@ -91,8 +91,11 @@ func decode(resp *http.Response, out any) error {
 	return nil
 }
 
-// register creates the Node, or, when it exists (a restart, an upgrade),
-// brings its labels, annotations and status up to date.
+// register creates the Node with node-label and node-taint, or, when it
+// exists (a restart, an upgrade), brings its well-known and role labels,
+// annotations and status up to date and leaves node-label and node-taint
+// alone: the engines apply those at registration only
+// (docs/reference/engines.md 3.4).
 func (k *kubelet) register(ctx context.Context) (kube.Object, error) {
 	obj, err := k.spec.object()
 	if err != nil {
@@ -103,7 +106,7 @@ func (k *kubelet) register(ctx context.Context) (kube.Object, error) {
 	var out kube.Object
 	err = k.call(ctx, http.MethodPost, "/api/v1/nodes", "application/json", obj, &out)
 	if err != nil && strings.Contains(err.Error(), "already exists") {
-		meta := map[string]any{"metadata": map[string]any{"labels": obj["metadata"].(map[string]any)["labels"], "annotations": obj["metadata"].(map[string]any)["annotations"]}}
+		meta := map[string]any{"metadata": map[string]any{"labels": k.spec.baseLabels(), "annotations": obj["metadata"].(map[string]any)["annotations"]}}
 		if err = k.call(ctx, http.MethodPatch, "/api/v1/nodes/"+name, "application/strategic-merge-patch+json", meta, nil); err == nil {
 			out, err = k.postStatus(ctx, "")
 		}

@@ -26,9 +26,24 @@ type nodeSpec struct {
 	nodeArgs []string
 }
 
-// labels are the kubelet's well-known labels, node-label, and for servers
-// the role labels k3s and rke2 set (docs/reference/engines.md 9).
+// labelMap is what a node registers with: its baseLabels and node-label.
 func (n nodeSpec) labelMap() (map[string]string, error) {
+	m := n.baseLabels()
+	for _, l := range n.labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("invalid node-label %q: want key=value", l)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// baseLabels are the kubelet's well-known labels and for servers the role
+// labels k3s and rke2 set (docs/reference/engines.md 9): the labels a
+// restart brings up to date on an existing node. node-label is not among
+// them: it applies at registration only (docs/reference/engines.md 3.4).
+func (n nodeSpec) baseLabels() map[string]string {
 	m := map[string]string{
 		"kubernetes.io/hostname": n.id.name, "kubernetes.io/os": "linux", "kubernetes.io/arch": runtime.GOARCH,
 		"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": runtime.GOARCH,
@@ -41,14 +56,7 @@ func (n nodeSpec) labelMap() (map[string]string, error) {
 			m["node-role.kubernetes.io/etcd"] = "true"
 		}
 	}
-	for _, l := range n.labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("invalid node-label %q: want key=value", l)
-		}
-		m[k] = v
-	}
-	return m, nil
+	return m
 }
 
 // taintList parses node-taint entries, key[=value]:Effect.
