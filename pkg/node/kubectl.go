@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/engine"
 )
 
 // Leader is the controller the cluster is founded or driven through: the
@@ -95,6 +97,8 @@ type Node struct {
 	KubeletVersion string
 	InternalIP     string
 	Labels         map[string]string
+	Annotations    map[string]string
+	Taints         []engine.Taint
 }
 
 // KubectlHost is the first controller whose engine runs: the one cargoship
@@ -135,11 +139,17 @@ func ParseNodes(out string) ([]Node, error) {
 	var list struct {
 		Items []struct {
 			Metadata struct {
-				Name   string            `json:"name"`
-				Labels map[string]string `json:"labels"`
+				Name        string            `json:"name"`
+				Labels      map[string]string `json:"labels"`
+				Annotations map[string]string `json:"annotations"`
 			} `json:"metadata"`
 			Spec struct {
 				Unschedulable bool `json:"unschedulable"`
+				Taints        []struct {
+					Key    string `json:"key"`
+					Value  string `json:"value"`
+					Effect string `json:"effect"`
+				} `json:"taints"`
 			} `json:"spec"`
 			Status struct {
 				Conditions []struct {
@@ -161,7 +171,11 @@ func ParseNodes(out string) ([]Node, error) {
 	}
 	nodes := make([]Node, 0, len(list.Items))
 	for _, it := range list.Items {
-		n := Node{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Unschedulable: it.Spec.Unschedulable, KubeletVersion: it.Status.NodeInfo.KubeletVersion}
+		n := Node{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Annotations: it.Metadata.Annotations,
+			Unschedulable: it.Spec.Unschedulable, KubeletVersion: it.Status.NodeInfo.KubeletVersion}
+		for _, t := range it.Spec.Taints {
+			n.Taints = append(n.Taints, engine.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
 		for _, c := range it.Status.Conditions {
 			if c.Type == "Ready" {
 				n.Ready = c.Status == "True"

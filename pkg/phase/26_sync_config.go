@@ -17,6 +17,10 @@ import (
 // (config.yaml, registries, audit policy, pod security, kubelet config)
 // drifted is drained, stopped, rewritten, started and uncordoned. Chart
 // values are written in place: the engine reconciles them while it runs.
+// So is a config.yaml whose only change is node-label or node-taint: the
+// engine reads those when the node registers, so a restart would apply
+// nothing (docs/reference/engines.md 3.4); phase 29 sets them through the
+// API.
 type SyncConfig struct {
 	controllers bool
 	base
@@ -61,6 +65,7 @@ func (p *SyncConfig) Prepare(ctx context.Context) error {
 			return configDrift{}, false, nil
 		}
 		have := map[string]string{}
+		registrationOnly := map[string]bool{}
 		for _, f := range r.Files {
 			if classify(f.Path) == syncNone {
 				continue
@@ -70,8 +75,15 @@ func (p *SyncConfig) Prepare(ctx context.Context) error {
 				return configDrift{}, false, err
 			}
 			have[f.Path] = sum
+			if f.Path == s.Engine.Paths().Config && sum != "" && sum != sha256Hex(f.Content) {
+				old, err := host.ReadFile(ctx, h.Conn, f.Path)
+				if err != nil {
+					return configDrift{}, false, err
+				}
+				registrationOnly[f.Path] = engine.OnlyRegistrationDiffers(s.Engine, old, f.Content)
+			}
 		}
-		d := findDrift(r.Files, have, classify)
+		d := findDrift(r.Files, have, classify, registrationOnly)
 		return d, !d.empty(), nil
 	})
 	return err
@@ -91,6 +103,9 @@ func (p *SyncConfig) Plan(context.Context) ([]node.Change, error) {
 		for _, f := range d.inPlace {
 			out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("rewrite %s in place (drifted chart values)", f.Path)})
 		}
+		for _, f := range d.registration {
+			out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("rewrite %s in place, no restart (only node-label/node-taint drifted: read at registration, set through the API by phase 29)", f.Path)})
+		}
 	}
 	return out, nil
 }
@@ -103,11 +118,12 @@ func (p *SyncConfig) Run(ctx context.Context) error {
 	return p.hosts().Batches(ctx, p.state.Options.WorkerConcurrency, p.sync)
 }
 
-// sync writes a node's drifted chart values, then restarts it around its
-// drifted start-time files, when any drifted.
+// sync writes a node's drifted chart values and registration-only config,
+// then restarts it around its drifted start-time files, when any drifted.
 func (p *SyncConfig) sync(ctx context.Context, h *node.Host) error {
 	s, d := p.state, p.drift[h]
-	if err := s.WriteRendered(ctx, h, p.Title(), engine.Rendered{Files: d.inPlace}); err != nil {
+	inPlace := append(append([]engine.File(nil), d.inPlace...), d.registration...)
+	if err := s.WriteRendered(ctx, h, p.Title(), engine.Rendered{Files: inPlace}); err != nil {
 		return err
 	}
 	if len(d.restart) == 0 {
@@ -179,13 +195,20 @@ func pathWithin(path, dir string) bool {
 type configDrift struct {
 	restart []engine.File
 	inPlace []engine.File
+	// registration are start-time files that differ only in what the
+	// engine reads at registration: rewritten, never restarted for.
+	registration []engine.File
 }
 
-func (d configDrift) empty() bool { return len(d.restart) == 0 && len(d.inPlace) == 0 }
+func (d configDrift) empty() bool {
+	return len(d.restart) == 0 && len(d.inPlace) == 0 && len(d.registration) == 0
+}
 
 // findDrift compares rendered files with the node's checksums by path ("" or
 // absent: the node has no such file) and keeps the synced ones that differ.
-func findDrift(files []engine.File, have map[string]string, classify func(string) syncClass) configDrift {
+// registrationOnly names start-time files whose change is only what the
+// engine reads at registration.
+func findDrift(files []engine.File, have map[string]string, classify func(string) syncClass, registrationOnly map[string]bool) configDrift {
 	var d configDrift
 	for _, f := range files {
 		if have[f.Path] == sha256Hex(f.Content) {
@@ -193,6 +216,10 @@ func findDrift(files []engine.File, have map[string]string, classify func(string
 		}
 		switch classify(f.Path) {
 		case syncRestart:
+			if registrationOnly[f.Path] {
+				d.registration = append(d.registration, f)
+				continue
+			}
 			d.restart = append(d.restart, f)
 		case syncInPlace:
 			d.inPlace = append(d.inPlace, f)

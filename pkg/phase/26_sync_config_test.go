@@ -35,14 +35,14 @@ func TestFindDriftKeepsOnlySyncedFilesThatDiffer(t *testing.T) {
 		p.AuditPolicy: "",                             // the node has none
 		// chart and kubelet config: not hashed at all
 	}
-	d := findDrift(files, have, syncClassifier(k3s))
+	d := findDrift(files, have, syncClassifier(k3s), nil)
 	assert.Equal(t, []string{p.Registries, p.KubeletConfig, p.AuditPolicy}, strings.Split(filePaths(d.restart), ", "))
 	assert.Equal(t, chart, filePaths(d.inPlace))
 
 	for _, f := range files {
 		have[f.Path] = sha256Hex(f.Content)
 	}
-	assert.True(t, findDrift(files, have, syncClassifier(k3s)).empty())
+	assert.True(t, findDrift(files, have, syncClassifier(k3s), nil).empty())
 }
 
 func TestSyncClassifier(t *testing.T) {
@@ -185,4 +185,60 @@ func TestSyncConfigSyncsOnlyNodesThisRunLeftAsTheyWere(t *testing.T) {
 	assert.False(t, prepared(t, NewSyncConfigController(), s).ShouldRun())
 	p := prepared(t, NewSyncConfigWorker(), s)
 	assert.Equal(t, "w2", p.hosts().Names())
+}
+
+// A label or taint change drifts config.yaml only in node-label and
+// node-taint, which the engine reads when the node registers: the file is
+// rewritten to what a fresh node would get, and the node is not drained
+// or restarted for it (phase 29 sets them through the API).
+func TestSyncConfigRewritesALabelOnlyChangeWithoutARestart(t *testing.T) {
+	t.Parallel()
+	s, runners := k3sTestState(t, "w1")
+	converge(t, s, runners)
+	w1 := runners["w1"]
+	s.Hosts[1].Spec.Labels = map[string]string{"zone": "b"}
+	s.Hosts[1].Spec.Taints = []string{"dedicated=edge:NoSchedule"}
+	config := s.Engine.Paths().Config
+
+	assert.False(t, prepared(t, NewSyncConfigController(), s).ShouldRun(), "the controller's labels did not change")
+	p := prepared(t, NewSyncConfigWorker(), s)
+	require.True(t, p.ShouldRun())
+	plan, err := p.Plan(context.Background())
+	require.NoError(t, err)
+	require.Len(t, plan, 1)
+	assert.Equal(t, "w1", plan[0].Host)
+	assert.Contains(t, plan[0].What, "rewrite "+config+" in place, no restart")
+	assert.NotContains(t, plan[0].What, "drain")
+
+	require.NoError(t, p.Run(context.Background()))
+	assert.Contains(t, w1.read(t, config), "zone=b")
+	assert.Contains(t, w1.read(t, config), "dedicated=edge:NoSchedule")
+	calls := w1.Calls()
+	require.Len(t, calls, 1, "one write, no systemctl: %q", calls)
+	assert.True(t, strings.HasPrefix(calls[0], "write ") && strings.Contains(calls[0], config), calls[0])
+	assert.Empty(t, runners["c1"].Calls(), "no cordon, drain or uncordon")
+	for _, c := range s.Report.Changes() {
+		assert.NotContains(t, c.What, "restarted", "nothing was restarted")
+	}
+	assert.False(t, prepared(t, NewSyncConfigWorker(), s).ShouldRun(), "a second run finds nothing to do")
+}
+
+// A label change beside a change the engine reads at start restarts the
+// node once, with both written.
+func TestSyncConfigRestartsWhenMoreThanLabelsDrifted(t *testing.T) {
+	t.Parallel()
+	s, runners := k3sTestState(t, "w1")
+	converge(t, s, runners)
+	runners["c1"].nodes = func() string { return nodesJSON(t, map[string]map[string]string{"c1": nil, "w1": nil}) }
+	s.Hosts[1].Spec.Labels = map[string]string{"zone": "b"}
+	s.Distro.Spec.Config.Engine.Config["kubelet-arg"] = []any{"max-pods=50"}
+	config := s.Engine.Paths().Config
+
+	p := prepared(t, NewSyncConfigWorker(), s)
+	plan, err := p.Plan(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []node.Change{{Host: "w1", What: "drain, stop, rewrite " + config + ", start and uncordon (drifted)"}}, plan)
+	require.NoError(t, p.Run(context.Background()))
+	assert.Contains(t, runners["w1"].read(t, config), "max-pods=50")
+	assert.Contains(t, runners["w1"].read(t, config), "zone=b")
 }
