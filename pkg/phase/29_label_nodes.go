@@ -16,11 +16,15 @@ const (
 	profileRoleValue  = "true"
 )
 
-// LabelNodes labels each node with its host's profile, where the label is
-// missing or holds anything but "true".
+// LabelNodes brings each node's inventory labels and taints to what the
+// inventory gives, through the API: the engines apply node-label and
+// node-taint only when a node registers (docs/reference/engines.md 3.4).
+// With --label-nodes it also labels each node with its host's profile,
+// where the label is missing or holds anything but "true".
 type LabelNodes struct {
 	base
 	todo []nodeLabel
+	meta []nodeMetadata
 }
 
 // nodeLabel is one label to set on one node.
@@ -36,15 +40,17 @@ type nodeLabel struct {
 func (p *LabelNodes) Title() string { return "Labeling nodes with their profile group" }
 
 // Prepare implements Preparer: it reads the cluster's nodes and keeps the
-// labels that need setting.
+// labels and taints that need setting or removing.
 func (p *LabelNodes) Prepare(ctx context.Context) error {
 	s := p.state
-	p.todo = nil
-	if !s.Options.LabelNodes {
-		return nil
-	}
+	p.todo, p.meta = nil, nil
 	if s.KubectlHost() == nil {
-		if s.Options.DryRun {
+		switch {
+		case !s.Options.LabelNodes:
+			// Nodes not running yet register with their inventory
+			// labels and taints: nothing to reconcile.
+			return nil
+		case s.Options.DryRun:
 			return ErrUnassessed
 		}
 		return fmt.Errorf("no controller runs %s: there is no cluster to label", s.Engine.Name())
@@ -53,7 +59,12 @@ func (p *LabelNodes) Prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.todo = profileLabels(s.Hosts, nodes)
+	if p.meta, err = metadataChanges(s, nodes); err != nil {
+		return err
+	}
+	if s.Options.LabelNodes {
+		p.todo = profileLabels(s.Hosts, nodes)
+	}
 	if s.Options.DryRun {
 		return nil
 	}
@@ -94,13 +105,18 @@ func profileLabels(hosts node.Hosts, nodes []node.Node) []nodeLabel {
 }
 
 // ShouldRun implements Conditional.
-func (p *LabelNodes) ShouldRun() bool { return len(p.todo) > 0 }
+func (p *LabelNodes) ShouldRun() bool { return len(p.todo) > 0 || len(p.meta) > 0 }
 
 // Plan implements Planner.
 func (p *LabelNodes) Plan(context.Context) ([]node.Change, error) {
-	out := make([]node.Change, len(p.todo))
-	for i, l := range p.todo {
-		out[i] = node.Change{Host: l.host.String(), What: l.describe("label")}
+	var out []node.Change
+	for _, m := range p.meta {
+		for _, what := range m.describe(false) {
+			out = append(out, node.Change{Host: m.host.String(), What: what})
+		}
+	}
+	for _, l := range p.todo {
+		out = append(out, node.Change{Host: l.host.String(), What: l.describe("label")})
 	}
 	return out, nil
 }
@@ -108,6 +124,16 @@ func (p *LabelNodes) Plan(context.Context) ([]node.Change, error) {
 // Run implements Phase.
 func (p *LabelNodes) Run(ctx context.Context) error {
 	s := p.state
+	for _, m := range p.meta {
+		for _, args := range m.commands() {
+			if _, err := s.Kubectl(ctx, args...); err != nil {
+				return fmt.Errorf("%s: %s node %s: %w", m.host, args[0], m.node, err)
+			}
+		}
+		for _, what := range m.describe(true) {
+			s.Report.Add(node.Change{Host: m.host.String(), Phase: p.Title(), What: what})
+		}
+	}
 	for _, l := range p.todo {
 		if _, err := s.Kubectl(ctx, "label", "node", l.node, l.key+"="+profileRoleValue, "--overwrite"); err != nil {
 			return fmt.Errorf("%s: labelling node %s: %w", l.host, l.node, err)
