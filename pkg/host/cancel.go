@@ -32,7 +32,7 @@ func (c *Conn) killGroup(ctx context.Context, pgid int, asRoot bool) {
 		" 2>/dev/null || exit 0; done; kill -KILL " + g + " 2>/dev/null; exit 0"
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*killGrace)
 	defer cancel()
-	if _, err := c.exec(ctx, line, asRoot, RunOptions{}); err != nil {
+	if _, err := c.exec(ctx, line, asRoot, RunOptions{noKill: true}); err != nil {
 		c.log.Warn("could not stop a cancelled command", "host", c.name, "pgid", pgid, "error", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -137,29 +136,49 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 	if asRoot {
 		line, stdin = c.sudo.wrap(cmd, stdin)
 	}
-	var buf bytes.Buffer
-	stdout := io.Writer(&buf)
-	if o.Stdout != nil {
-		stdout = o.Stdout
+	limit := o.MaxOutput
+	if limit <= 0 {
+		limit = MaxOutput
 	}
-	stderr := &tailBuffer{max: stderrTail}
-	pg := &pgidSniffer{w: stderr}
+	// a command over its bound is stopped as a cancelled one is: its
+	// session closed, its process group killed
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var buf bytes.Buffer
+	stdout := &limitWriter{w: &buf, max: limit, over: stop}
+	if o.Stdout != nil {
+		stdout = &limitWriter{w: o.Stdout, max: -1, over: stop}
+	}
+	tail := &tailBuffer{max: stderrTail}
+	pg := &pgidSniffer{w: tail}
+	stderr := &limitWriter{w: pg, max: MaxOutput, over: stop}
 	start := time.Now()
-	err := c.t.run(ctx, markPGID(line), stdin, stdout, pg)
+	err := c.t.run(runCtx, markPGID(line), stdin, stdout, stderr)
+	outOver, errOver := stdout.done(), stderr.done()
 	pg.flush()
-	if err != nil && ctx.Err() != nil && pg.pgid() > 0 {
+	if err != nil && runCtx.Err() != nil && pg.pgid() > 0 && !o.noKill {
 		c.killGroup(ctx, pg.pgid(), asRoot)
 	}
 	shown := redact(cmd, secrets)
+	if outOver || errOver {
+		ol := &OutputLimitError{Host: c.name, Cmd: summary(shown), Stream: "stdout", Limit: limit}
+		if errOver {
+			ol.Stream, ol.Limit = "stderr", MaxOutput
+		}
+		err = ol
+	}
 	c.log.Debug("command", "host", c.name, "cmd", shown, "sudo", asRoot,
 		"duration", time.Since(start).Round(time.Millisecond), "error", errString(err, secrets))
 	var st *exitStatus
+	var ol *OutputLimitError
 	switch {
 	case err == nil:
 		return buf.String(), nil
+	case errors.As(err, &ol):
+		return "", err
 	case errors.As(err, &st):
 		return buf.String(), &ExitError{Host: c.name, Cmd: shown, Code: st.code, Signal: st.signal,
-			Stderr: redact(strings.TrimSpace(stderr.String()), secrets)}
+			Stderr: redact(strings.TrimSpace(tail.String()), secrets)}
 	case ctx.Err() != nil:
 		return buf.String(), fmt.Errorf("%s: `%s`: %w", c.name, shown, ctx.Err())
 	}

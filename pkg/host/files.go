@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -157,21 +156,40 @@ func isExit(err error, code int) bool {
 	return errors.As(err, &ee) && ee.Code == code
 }
 
-// ReadFile reads a file as root. A missing file gives an error matching
+// MaxReadFile is the most ReadFile reads: the files cargoship reads back
+// are configuration, tokens and records, and a host must not be able to
+// fill this machine's memory with one.
+const MaxReadFile = MaxOutput
+
+// ReadFile reads a file as root, at most MaxReadFile bytes: a larger file
+// is an error. A missing file gives an error matching
 // errors.Is(err, fs.ErrNotExist).
 func ReadFile(ctx context.Context, r Runner, p string) ([]byte, error) {
+	return ReadFileLimit(ctx, r, p, MaxReadFile)
+}
+
+// ReadFileLimit is ReadFile with a bound of limit bytes. The host reads no
+// more than limit+1 (head -c), and a host that sends more anyway is stopped
+// by Run's own bound.
+func ReadFileLimit(ctx context.Context, r Runner, p string, limit int64) ([]byte, error) {
 	if err := checkPath(p); err != nil {
 		return nil, fileError(r, "read", p, err)
 	}
-	var buf bytes.Buffer
-	_, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; exec cat -- "$1"`, p), WithStdout(&buf))
+	if limit <= 0 {
+		return nil, fileError(r, "read", p, fmt.Errorf("limit %d is not positive", limit))
+	}
+	n := strconv.FormatInt(limit+1, 10)
+	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; exec head -c "$2" -- "$1"`, p, n), WithMaxOutput(limit+1))
 	if isExit(err, notFoundCode) {
 		return nil, fileError(r, "read", p, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, fileError(r, "read", p, err)
 	}
-	return buf.Bytes(), nil
+	if int64(len(out)) > limit {
+		return nil, fileError(r, "read", p, fmt.Errorf("larger than %s, the most cargoship reads back", byteSize(limit)))
+	}
+	return []byte(out), nil
 }
 
 // ReadFileIfExists is ReadFile for a file that may be missing: no file is

@@ -29,6 +29,12 @@ type RunOptions struct {
 	Stdout io.Writer
 	// Redact lists strings (tokens, passwords) to mask in errors and logs.
 	Redact []string
+	// MaxOutput bounds the stdout Run keeps (MaxOutput when 0); stderr is
+	// always bounded by MaxOutput. A command printing more is stopped with
+	// an *OutputLimitError. A Stdout writer is the caller's to bound.
+	MaxOutput int64
+
+	noKill bool // a kill's own command: never kill after it
 }
 
 // RunOption sets a RunOptions field.
@@ -39,6 +45,9 @@ func WithStdin(r io.Reader) RunOption { return func(o *RunOptions) { o.Stdin = r
 
 // WithStdout streams stdout to w.
 func WithStdout(w io.Writer) RunOption { return func(o *RunOptions) { o.Stdout = w } }
+
+// WithMaxOutput bounds what the command may print (see RunOptions).
+func WithMaxOutput(n int64) RunOption { return func(o *RunOptions) { o.MaxOutput = n } }
 
 // WithRedact masks secrets in errors and logs.
 func WithRedact(s ...string) RunOption {

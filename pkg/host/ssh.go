@@ -266,7 +266,8 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		return fmt.Errorf("starting the command: %w", err)
 	}
 	done := make(chan struct{})
-	go func() { err = sess.Wait(); close(done) }()
+	var waitErr error // read only once done is closed
+	go func() { waitErr = sess.Wait(); close(done) }()
 	cancelled := false
 	select {
 	case <-done:
@@ -276,7 +277,13 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		cancelled = true
 		_ = sess.Signal(ssh.SIGTERM)
 		_ = sess.Close()
-		<-done
+		// a host that never closes its side of the channel would hold
+		// Wait for ever: give it the grace a killed command gets, then go
+		// (the stream's writers refuse what still comes; Conn.Close ends it)
+		select {
+		case <-done:
+		case <-time.After(killGrace):
+		}
 	}
 	_ = sess.Close()
 	if fed != nil {
@@ -290,6 +297,7 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	if cancelled {
 		return ctx.Err()
 	}
+	err = waitErr
 	var ee *ssh.ExitError
 	var missing *ssh.ExitMissingError
 	switch {

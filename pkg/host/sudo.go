@@ -83,6 +83,9 @@ kill "$c" 2>/dev/null
 exit "$rc"`
 )
 
+// probeOutput bounds what the connect-time probes may print.
+const probeOutput = 64 << 10
+
 // SudoMode reports how Sudo reaches root on this host and, for SudoNone,
 // why it cannot: the validate phase reports it.
 func (c *Conn) SudoMode() (SudoMode, error) { return c.sudo.mode, c.sudo.err }
@@ -90,7 +93,9 @@ func (c *Conn) SudoMode() (SudoMode, error) { return c.sudo.mode, c.sudo.err }
 // detectSudo sets c.sudo. It returns an error only when the host could not
 // be asked at all; a host without a way to root gets SudoNone.
 func (c *Conn) detectSudo(ctx context.Context, passwordEnv string, getenv func(string) string) error {
-	out, err := c.exec(ctx, "id -u && id -un", false, RunOptions{})
+	// a host answering with more than a uid and a name is not one to wait on
+	probe := RunOptions{MaxOutput: probeOutput}
+	out, err := c.exec(ctx, "id -u && id -un", false, probe)
 	if err != nil {
 		return fmt.Errorf("finding the login user: %w", err)
 	}
@@ -105,7 +110,7 @@ func (c *Conn) detectSudo(ctx context.Context, passwordEnv string, getenv func(s
 	}
 	// the probe has the commands' shape: a rule that lets "true" through
 	// without a password says nothing about "sh -c ..."
-	_, err = c.exec(ctx, "sudo -n -- sh -c true", false, RunOptions{})
+	_, err = c.exec(ctx, "sudo -n -- sh -c true", false, probe)
 	var ee *ExitError
 	switch {
 	case err == nil:
@@ -129,7 +134,7 @@ func (c *Conn) detectSudo(ctx context.Context, passwordEnv string, getenv func(s
 	}
 	try := sudoState{mode: SudoPassword, password: pw}
 	line, stdin := try.wrap("true", nil)
-	if _, err := c.exec(ctx, line, false, RunOptions{Stdin: stdin, Redact: []string{pw}}); err != nil {
+	if _, err := c.exec(ctx, line, false, RunOptions{Stdin: stdin, Redact: []string{pw}, MaxOutput: probeOutput}); err != nil {
 		if !errors.As(err, &ee) {
 			return fmt.Errorf("checking sudo: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,8 +27,10 @@ var (
 	userPWSh string
 	// sudo with a password, but "true" runs without one
 	userPWTrue string
-	sudoersD   string // this run's sudoers drop-in
-	testUsers  []string
+	// a broken or hostile host: its login shell is hostileShell
+	userHostile string
+	sudoersD    string // this run's sudoers drop-in
+	testUsers   []string
 )
 
 // userMark starts the comment of every test user: the creating pid follows.
@@ -42,6 +45,7 @@ func (f *fixture) makeUsers() error {
 	suffix := hex.EncodeToString(b[:])
 	userNoPW, userPW, userNoSudo = "cstest-nopw-"+suffix, "cstest-pw-"+suffix, "cstest-nosudo-"+suffix
 	userPWSh, userPWTrue = "cstest-pwsh-"+suffix, "cstest-pwtrue-"+suffix
+	userHostile = "cstest-hostile-" + suffix
 	sudoersD = "/etc/sudoers.d/cargoship-test-" + suffix // no '.' in the name, or sudo skips it
 	testUsers = []string{userNoPW, userPW, userNoSudo, userPWSh, userPWTrue}
 	f.usersMade = true
@@ -52,9 +56,17 @@ func (f *fixture) makeUsers() error {
 			return fmt.Errorf("useradd %s: %w: %s", u, err, out)
 		}
 	}
+	shell := filepath.Join(f.dir, "hostile-shell")
+	if err := os.WriteFile(shell, []byte(hostileShell), 0o755); err != nil {
+		return err
+	}
+	testUsers = append(testUsers, userHostile)
+	if out, err := exec.Command("useradd", "-m", "-s", shell, "-c", comment, userHostile).CombinedOutput(); err != nil {
+		return fmt.Errorf("useradd %s: %w: %s", userHostile, err, out)
+	}
 	// sshd refuses a locked account ("!") without PAM: '*' is no password
 	// but not locked
-	for _, u := range []string{userNoPW, userNoSudo} {
+	for _, u := range []string{userNoPW, userNoSudo, userHostile} {
 		if out, err := exec.Command("usermod", "-p", "*", u).CombinedOutput(); err != nil {
 			return fmt.Errorf("usermod %s: %w: %s", u, err, out)
 		}
@@ -77,6 +89,22 @@ func (f *fixture) makeUsers() error {
 	}
 	return nil
 }
+
+// hostileShell is userHostile's login shell (sshd runs it as SHELL -c
+// CMD). It runs commands as sh does, except: with ~/zeros present it
+// answers every command, id -u too, with 3 GB of zeros; a command naming
+// cargoship-hostile-stuck ignores every signal and never exits, so sshd
+// never closes its channel, and writes its pid to ~/stuck.pid.
+const hostileShell = `#!/bin/sh
+case "$2" in
+*cargoship-hostile-stuck*)
+	echo $$ > "$HOME/stuck.pid"
+	trap '' TERM HUP INT PIPE
+	while :; do head -c 65536 /dev/zero 2>/dev/null; sleep 0.2; done ;;
+esac
+if [ -e "$HOME/zeros" ]; then exec head -c 3G /dev/zero; fi
+exec /bin/sh "$@"
+`
 
 func (f *fixture) removeUsers() {
 	for _, u := range testUsers {
