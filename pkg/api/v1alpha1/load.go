@@ -13,8 +13,10 @@ import (
 )
 
 // maxDocumentSize bounds what a loader reads: an inventory or a definition is
-// kilobytes, and a runaway file should fail clearly rather than eat memory.
-const maxDocumentSize = 8 << 20
+// kilobytes (1000 hosts: 250 KB), and a runaway file should fail clearly
+// rather than eat memory. The YAML lexer holds about 30 bytes per byte of
+// one long string, so 4 MiB keeps any document under 256 MiB.
+const maxDocumentSize = 4 << 20
 
 // document is one parsed YAML file on its way into a Go value.
 type document struct {
@@ -74,7 +76,50 @@ func decodeAny(file string, data []byte, v any) (*document, bool) {
 	return decodeDocument(file, data, v, false)
 }
 
+// docKind says what a file must hold at its top and how far its shape
+// may go.
+type docKind struct {
+	top     string // what the top must be: "a mapping of settings"
+	emptyOK bool   // an empty file is a valid, empty document
+	limits  shapeLimits
+}
+
+var (
+	resourceDoc = docKind{top: "a mapping with apiVersion, kind, metadata and spec", limits: documentLimits}
+	settingsDoc = docKind{top: "a mapping of settings", emptyOK: true, limits: documentLimits}
+)
+
 func decodeDocument(file string, data []byte, v any, isResource bool) (*document, bool) {
+	kind := settingsDoc
+	if isResource {
+		kind = resourceDoc
+	}
+	d, ok := parseDocument(file, data, kind)
+	if !ok || d.body == nil {
+		return d, ok
+	}
+	if !checkAliases(d) {
+		return d, false
+	}
+	if misshapen := walkUnknown(d, d.body, typeOf(v), ""); misshapen > 0 {
+		// The decoder would stop at the first of these; all are reported.
+		return d, false
+	}
+	// Duplicate keys are refused by the parser already; what the decoder
+	// would still call one is a key overriding a merged (<<) one, which YAML
+	// allows.
+	if err := yaml.NodeToValue(d.body, v, yaml.AllowDuplicateMapKey()); err != nil {
+		d.decodeError(err)
+		return d, false
+	}
+	return d, true
+}
+
+// parseDocument parses data as exactly one YAML document whose top is a
+// mapping, after the checks that bound what parsing costs: size, nesting
+// and shape. It returns false with the findings when any fails; d.body is
+// nil for an empty document kind allows.
+func parseDocument(file string, data []byte, kind docKind) (*document, bool) {
 	d := &document{file: file}
 	if len(data) > maxDocumentSize {
 		d.findings = append(d.findings, Finding{Severity: SeverityError, File: file,
@@ -85,13 +130,22 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 		d.findings = append(d.findings, *f)
 		return d, false
 	}
-	f, err := parser.ParseBytes(data, 0)
+	if f := checkTokenBound(file, data, kind.limits.tokens); f != nil {
+		d.findings = append(d.findings, *f)
+		return d, false
+	}
+	tokens, f := scanShape(file, data, kind.limits)
+	if f != nil {
+		d.findings = append(d.findings, *f)
+		return d, false
+	}
+	parsed, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.findings = append(d.findings, yamlFinding(file, err))
 		return d, false
 	}
 	var bodies []ast.Node
-	for _, doc := range f.Docs {
+	for _, doc := range parsed.Docs {
 		if doc.Body != nil {
 			if _, isComment := doc.Body.(*ast.CommentGroupNode); isComment {
 				continue
@@ -101,7 +155,7 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 	}
 	switch len(bodies) {
 	case 0:
-		if !isResource {
+		if kind.emptyOK {
 			return d, true // an empty settings file sets nothing
 		}
 		d.findings = append(d.findings, Finding{Severity: SeverityError, File: file, Message: "the document is empty"})
@@ -119,30 +173,17 @@ func decodeDocument(file string, data []byte, v any, isResource bool) (*document
 	d.body = bodies[0]
 	d.pos = positioner{root: d.body}
 	if _, ok := unwrap(d.body).(*ast.MappingNode); !ok {
-		if isResource {
-			d.errorf("", "the document must be a mapping with apiVersion, kind, metadata and spec")
-		} else {
-			d.errorf("", "the document must be a mapping of settings")
-		}
-		return d, false
-	}
-	if !checkAliases(d) {
-		return d, false
-	}
-	if misshapen := walkUnknown(d, d.body, typeOf(v), ""); misshapen > 0 {
-		// The decoder would stop at the first of these; all are reported.
-		return d, false
-	}
-	// Duplicate keys are refused by the parser already; what the decoder
-	// would still call one is a key overriding a merged (<<) one, which YAML
-	// allows.
-	if err := yaml.NodeToValue(d.body, v, yaml.AllowDuplicateMapKey()); err != nil {
-		f := yamlFinding(file, err)
-		f.Path = pathAt(d.body, errorToken(err))
-		d.findings = append(d.findings, f)
+		d.errorf("", "the document must be %s", kind.top)
 		return d, false
 	}
 	return d, true
+}
+
+// decodeError records a decoder error at the token and field it names.
+func (d *document) decodeError(err error) {
+	f := yamlFinding(d.file, err)
+	f.Path = pathAt(d.body, errorToken(err))
+	d.findings = append(d.findings, f)
 }
 
 // yamlFinding turns a parser or decoder error into a located finding.

@@ -21,10 +21,10 @@ func TestNestingBound(t *testing.T) {
 		refused    bool
 		at         string
 	}{
-		{"flow, just inside", "        x: " + strings.Repeat("[", 480) + strings.Repeat("]", 480) + "\n", false, ""},
+		{"flow, just inside", "        x: " + strings.Repeat("[", 180) + strings.Repeat("]", 180) + "\n", false, ""},
 		{"flow", "        x: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", true, "d.yaml:9:"},
 		{"compact dashes", "        x:\n          " + strings.Repeat("- ", 100000) + "1\n", true, "d.yaml:10:"},
-		{"indentation", deepBlock(600), true, "d.yaml:"},
+		{"indentation", deepBlock(300), true, "d.yaml:"},
 		{"brackets that close", "        x: \"" + strings.Repeat("[]", 5000) + "\"\n", false, ""},
 	}
 	for _, c := range cases {
@@ -40,8 +40,8 @@ func TestNestingBound(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(fs.String(), "nests more than 500 levels deep") || !strings.HasPrefix(fs.String(), c.at) {
-				t.Fatalf("want %s...: nests more than 500 levels deep, got %v", c.at, fs)
+			if err == nil || !strings.Contains(fs.String(), "nests more than 200 levels deep") || !strings.HasPrefix(fs.String(), c.at) {
+				t.Fatalf("want %s...: nests more than 200 levels deep, got %v", c.at, fs)
 			}
 		})
 	}
