@@ -34,9 +34,10 @@ type costCase struct {
 }
 
 const (
-	wantTooLarge = `^x\.yaml: is \d+ bytes, more than the 4194304 a document may be`
-	wantTooMany  = `^x\.yaml:\d+:\d+: holds more than 200000 YAML tokens`
-	wantManyKeys = `^x\.yaml:10:11: the mapping that starts here holds more than 2000 keys \(key 2001 is on line 2010\)`
+	wantTooLarge  = `^x\.yaml: is \d+ bytes, more than the 4194304 a document may be`
+	wantTooMany   = `^x\.yaml:\d+:\d+: holds more than 200000 YAML tokens`
+	wantManyKeys  = `^x\.yaml:10:11: the mapping that starts here holds more than 2000 keys \(key 2001 is on line 2010\)`
+	wantExpansion = `^x\.yaml:\d+:\d+: aliases expand the document to more than`
 )
 
 var costCases = map[string]costCase{
@@ -48,6 +49,7 @@ var costCases = map[string]costCase{
 	"a 60k-key mapping":             {func() string { return keys(60_000) }, wantManyKeys},
 	"a 4 MB deeply nested document": {func() string { return flowNests(4_000_000, 190) }, wantTooMany},
 	"a 4 MB flow list":              {func() string { return flowList(4_000_000) }, wantTooMany},
+	"10k aliases of a large anchor": {aliasesOfLargeAnchor, wantExpansion},
 	// Real and near-limit documents still load.
 	"a 1000-host inventory": {func() string { return inventory(1000) }, ""},
 	"a 4 MB string":         {bigLiteral, ""},
@@ -159,6 +161,24 @@ func flowList(size int) string {
 		b.WriteString("1,")
 	}
 	b.WriteString("1]\n")
+	return b.String()
+}
+
+// aliasesOfLargeAnchor names a 150k-value mapping 10k times: expanding it
+// is 1.5G values, and each alias once searched the whole anchor for itself.
+func aliasesOfLargeAnchor() string {
+	var b strings.Builder
+	b.WriteString(costHead + "        big: &big\n")
+	for m := range 25 {
+		fmt.Fprintf(&b, "          m%d:\n", m)
+		for k := range maxMappingKeys {
+			fmt.Fprintf(&b, "            k%d: v\n", k)
+		}
+	}
+	b.WriteString("        refs:\n")
+	for range maxAliases {
+		b.WriteString("          - *big\n")
+	}
 	return b.String()
 }
 
