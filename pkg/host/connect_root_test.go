@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -404,5 +406,44 @@ func TestConnectBadHost(t *testing.T) {
 		if _, err := Connect(context.Background(), h, ConnectOptions{}); err == nil {
 			t.Errorf("Connect(%+v) succeeded", h)
 		}
+	}
+}
+
+// TestConnectSaysWhatEndedIt: a host that refuses connections, given up
+// on at the caller's deadline long before the connect timeout, or at the
+// connect timeout; the message names the one that ended it, with the
+// host's own answer.
+func TestConnectSaysWhatEndedIt(t *testing.T) {
+	f := sshd(t)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(userNoPW), "openSSH": f.openSSHHost(userNoPW)} {
+		if h.SSH != nil {
+			h.SSH.Port = port
+		} else {
+			h.OpenSSH.Port = port
+		}
+		t.Run(name+", deadline", func(t *testing.T) {
+			o := f.opts(nil, nil) // a 20s connect timeout
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, err := Connect(ctx, h, o)
+			msg := fmt.Sprint(err)
+			if !regexp.MustCompile(`^host 127\.0\.0\.1: gave up connecting after 2(\.\d)?s, when its deadline passed \(\d+ attempts; the last: .*(?i:connection refused)`).MatchString(msg) ||
+				!errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "20s") {
+				t.Errorf("Connect = %s; want the deadline's 2s and the refusal", msg)
+			}
+		})
+		t.Run(name+", connect timeout", func(t *testing.T) {
+			o := f.opts(nil, nil)
+			o.Timeout = 2 * time.Second
+			_, err := Connect(context.Background(), h, o)
+			msg := fmt.Sprint(err)
+			if !regexp.MustCompile(`^host 127\.0\.0\.1: gave up connecting after \d+(\.\d)?s, the connect timeout being 2s \(\d+ attempts\): .*(?i:connection refused)`).MatchString(msg) {
+				t.Errorf("Connect = %s; want the connect timeout and the refusal", msg)
+			}
+		})
 	}
 }

@@ -50,6 +50,7 @@ func dialOpenSSH(ctx context.Context, name string, s *v1alpha1.OpenSSH, o Connec
 	} else {
 		t.args = append(t.args, "-o", "ControlPath=none")
 	}
+	start, tries := time.Now(), &attempts{}
 	err = retry.Do(ctx, connectPolicy(name, o), func(ctx context.Context) error {
 		var stderr bytes.Buffer
 		err := t.run(ctx, "true", nil, io.Discard, &stderr)
@@ -64,20 +65,13 @@ func dialOpenSSH(ctx context.Context, name string, s *v1alpha1.OpenSSH, o Connec
 		if permanentSSHFailure(msg) {
 			return retry.Permanent(err)
 		}
-		return err
+		return tries.record(ctx, err)
 	})
 	if err == nil {
 		return t, nil
 	}
 	_ = t.close()
-	var ex *retry.ExhaustedError
-	switch {
-	case errors.As(err, &ex):
-		return nil, fmt.Errorf("gave up connecting after %s (%d attempts): %w", o.Timeout, ex.Attempts, ex.Err)
-	case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
-		return nil, fmt.Errorf("host %s: connecting: %w", name, ctx.Err())
-	}
-	return nil, err
+	return nil, connectFailed(ctx, name, o, start, tries, err)
 }
 
 // permanentSSHFailure recognises ssh's messages for what waiting will not fix.

@@ -74,17 +74,13 @@ func connectPolicy(name string, o ConnectOptions) retry.Policy {
 func dialSSH(parent context.Context, name string, s *v1alpha1.SSH, o ConnectOptions) (*sshTransport, error) {
 	keys := &keyring{lookupEnv: o.LookupEnv}
 	defer keys.close()
+	start, tries := time.Now(), &attempts{}
 	t, err := retry.Value(parent, connectPolicy(name, o), func(ctx context.Context) (*sshTransport, error) {
-		return dialChain(ctx, name, hops(s), keys, o.KnownHostsPath)
+		t, err := dialChain(ctx, name, hops(s), keys, o.KnownHostsPath)
+		return t, tries.record(ctx, err)
 	})
-	var ex *retry.ExhaustedError
-	switch {
-	case errors.As(err, &ex):
-		return nil, fmt.Errorf("host %s: gave up connecting after %s (%d attempts): %w", name, o.Timeout, ex.Attempts, ex.Err)
-	case err != nil && parent.Err() != nil && errors.Is(err, context.Cause(parent)):
-		return nil, fmt.Errorf("host %s: connecting: %w", name, parent.Err())
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, connectFailed(parent, name, o, start, tries, err)
 	}
 	go t.keepAlive()
 	return t, nil
