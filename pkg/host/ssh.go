@@ -237,7 +237,7 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	sess, err := t.client.NewSession()
+	sess, err := t.newSession(ctx)
 	if err != nil {
 		return fmt.Errorf("opening an ssh session: %w", err)
 	}
@@ -306,4 +306,30 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 		return errors.New("the command ended without an exit status: the connection dropped")
 	}
 	return err
+}
+
+// newSession opens a session, or gives up when ctx ends: x/crypto waits
+// for the server's answer without a bound, and a host that stopped
+// answering (the kill after a cancel goes to such hosts too) never gives one.
+func (t *sshTransport) newSession(ctx context.Context) (*ssh.Session, error) {
+	type opened struct {
+		s   *ssh.Session
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := t.client.NewSession()
+		ch <- opened{s, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.s, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.s != nil {
+				_ = o.s.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
