@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
 
 // allocated runs fn and returns how many bytes the heap handed out
@@ -121,6 +123,34 @@ func TestHostileHostAnswersIDWithZeros(t *testing.T) {
 	}
 	if used > 64<<20 {
 		t.Errorf("Connect allocated %d MiB", used>>20)
+	}
+}
+
+// TestHostileHostAnswersWithZerosOnStderr: the same on stderr, which the
+// system ssh binary's login check reads too.
+func TestHostileHostAnswersWithZerosOnStderr(t *testing.T) {
+	f := sshd(t)
+	flag := filepath.Join("/home", userHostile, "errzeros")
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(flag)
+	for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(userHostile), "openSSH": f.openSSHHost(userHostile)} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var err error
+			used := allocated(func() {
+				returnsWithin(t, 15*time.Second, func() { _, err = Connect(ctx, h, f.opts(nil, nil)) })
+			})
+			var ol *OutputLimitError
+			if !errors.As(err, &ol) || ol.Stream != "stderr" {
+				t.Errorf("Connect = %v; want it stopped at a bound on stderr", err)
+			}
+			if used > 64<<20 {
+				t.Errorf("Connect allocated %d MiB", used>>20)
+			}
+		})
 	}
 }
 

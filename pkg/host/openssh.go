@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,12 +51,19 @@ func dialOpenSSH(ctx context.Context, name string, s *v1alpha1.OpenSSH, o Connec
 	}
 	start, tries := time.Now(), &attempts{}
 	err = retry.Do(ctx, connectPolicy(name, o), func(ctx context.Context) error {
-		var stderr bytes.Buffer
-		err := t.run(ctx, "true", nil, io.Discard, &stderr)
+		// ssh's own complaints are a line or two; a host may send more
+		pctx, stop := context.WithCancel(ctx)
+		defer stop()
+		tail := &tailBuffer{max: stderrTail}
+		stderr := &limitWriter{w: tail, max: probeOutput, over: stop}
+		err := t.run(pctx, "true", nil, io.Discard, stderr)
+		if stderr.done() {
+			return retry.Permanent(&OutputLimitError{Host: name, Cmd: "true", Stream: "stderr", Limit: probeOutput})
+		}
 		if err == nil {
 			return nil
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(tail.String())
 		if msg == "" {
 			msg = err.Error()
 		}

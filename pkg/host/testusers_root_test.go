@@ -92,7 +92,8 @@ func (f *fixture) makeUsers() error {
 
 // hostileShell is userHostile's login shell (sshd runs it as SHELL -c
 // CMD). It runs commands as sh does, except: with ~/zeros present it
-// answers every command, id -u too, with 3 GB of zeros; a command naming
+// answers every command, id -u too, with 3 GB of zeros (on stderr with
+// ~/errzeros); a command naming
 // cargoship-hostile-stuck ignores every signal and never exits, so sshd
 // never closes its channel, and writes its pid to ~/stuck.pid.
 const hostileShell = `#!/bin/sh
@@ -103,6 +104,7 @@ case "$2" in
 	while :; do head -c 65536 /dev/zero 2>/dev/null; sleep 0.2; done ;;
 esac
 if [ -e "$HOME/zeros" ]; then exec head -c 3G /dev/zero; fi
+if [ -e "$HOME/errzeros" ]; then exec head -c 3G /dev/zero >&2; fi
 exec /bin/sh "$@"
 `
 
