@@ -116,16 +116,23 @@ func checkManifestDigest(data []byte) error {
 	return nil
 }
 
-// ParseManifest reads manifest.yaml strictly: an unknown key is an error,
-// since a reader that skipped it could miss something it should check.
-// The definition part is validated as a definition file is.
+// ParseManifest reads manifest.yaml strictly, through the guards every
+// document passes (size, nesting, tokens, keys per mapping; one YAML
+// document; docs/validate.md#limits), refusing aliases, which no writer of
+// this layout makes, and any unknown key, since a reader that skipped it
+// could miss something it should check. The definition part is validated
+// as a definition file is.
 func ParseManifest(data []byte) (*Manifest, error) {
+	if len(data) > maxManifestSize {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d it may be", ManifestName, len(data), maxManifestSize)
+	}
 	if err := checkManifestDigest(data); err != nil {
 		return nil, err
 	}
 	m := &Manifest{}
-	if err := yaml.UnmarshalWithOptions(data, m, yaml.DisallowUnknownField()); err != nil {
-		return nil, fmt.Errorf("%s: %s", ManifestName, yaml.FormatError(err, false, true))
+	doc, err := v1alpha1.DecodeStrict(ManifestName, data, m)
+	if err != nil {
+		return nil, err
 	}
 	if m.Package.Layout == 0 {
 		return nil, fmt.Errorf("%s: package.layout is missing; this is not a cargoship package manifest", ManifestName)
@@ -133,19 +140,14 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.Package.Layout > LayoutVersion {
 		return nil, fmt.Errorf("%s: package layout %d is newer than this cargoship reads (%d); use a newer cargoship", ManifestName, m.Package.Layout, LayoutVersion)
 	}
-	// Validate the definition part with the same rules as a definition
-	// file, so apply can trust it as far as create did.
-	def, err := yaml.MarshalWithOptions(&m.Distro)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ManifestName, err)
-	}
-	d, _, err := v1alpha1.ParseDistro(ManifestName, def)
-	if err != nil {
-		return nil, err
-	}
-	m.Distro = *d
+	// The definition part by the rules of a definition file, so apply can
+	// trust it as far as create did.
+	doc.ValidateDistro(&m.Distro)
 	if m.Build == nil || len(m.Build.Architectures) == 0 {
-		return nil, fmt.Errorf("%s: build.architectures is missing; the package does not say what it was built for", ManifestName)
+		doc.Errorf("build.architectures", "is missing; the package does not say what it was built for")
+	}
+	if err := doc.Err(); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, e := range m.Package.Entries {

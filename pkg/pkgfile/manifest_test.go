@@ -2,7 +2,10 @@ package pkgfile
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +67,42 @@ func TestModeText(t *testing.T) {
 	assert.Equal(t, Mode(0o750), m)
 	assert.Equal(t, "0750", m.String())
 	assert.Error(t, m.UnmarshalText([]byte("0999")))
+}
+
+// TestParseManifestIsOneGuardedDocument feeds manifests that are valid
+// YAML the document loader refuses: each is refused the same way, fast.
+func TestParseManifestIsOneGuardedDocument(t *testing.T) {
+	data := demoManifest(t)
+	digest := []byte(manifestDigestPrefix)
+	laughs := "    engine:\n      config:\n        l0: &l0 [ha, ha, ha, ha, ha, ha, ha, ha, ha, ha]\n"
+	for i := 1; i < 9; i++ {
+		laughs += fmt.Sprintf("        l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	var keys strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&keys, "        k%d: v\n", i)
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"a second document", rehash(t, bytes.Replace(data, digest, []byte("---\npackage: {layout: 1}\n"+manifestDigestPrefix), 1)),
+			`^manifest\.yaml:\d+:1: holds 2 YAML documents`},
+		{"an alias bomb", rehash(t, bytes.Replace(data, []byte("    engine:\n      config:\n"), []byte(laughs), 1)),
+			`^manifest\.yaml:\d+:\d+: holds an alias \(\*name\); this document is written without them`},
+		{"a mapping of 3000 keys", rehash(t, bytes.Replace(data, []byte("    engine:\n      config:\n"), []byte("    engine:\n      config:\n"+keys.String()), 1)),
+			`^manifest\.yaml:\d+:9: the mapping that starts here holds more than 2000 keys`},
+		{"a manifest over the limit", rehash(t, append(bytes.Repeat([]byte("# padding\n"), maxManifestSize/10+1), data...)),
+			`^manifest\.yaml is \d+ bytes, more than the 4194304 it may be`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := ParseManifest(tc.data)
+			require.Error(t, err)
+			assert.Regexp(t, tc.want, err.Error())
+			assert.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
 }

@@ -21,10 +21,13 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 const maxWindow = 128 << 20
 
 // Limits on the entries Open holds in memory: a definition and its index
-// are kilobytes, so megabytes mean something is wrong.
+// are tens of kilobytes, so megabytes mean something is wrong. The
+// manifest may be as large as any document (docs/validate.md#limits);
+// checksums.txt lists the entries the manifest indexes, about 100 bytes
+// each.
 const (
-	maxManifestSize  = 64 << 20
-	maxChecksumsSize = 64 << 20
+	maxManifestSize  = 4 << 20
+	maxChecksumsSize = 4 << 20
 	maxSignatureSize = 4 << 10
 )
 
