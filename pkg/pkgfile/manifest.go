@@ -85,8 +85,22 @@ type Image struct {
 const manifestDigestPrefix = "# manifest-sha256: "
 
 // MarshalManifest renders manifest.yaml. The bytes are what is signed, so
-// they are produced in exactly one place.
+// they are produced in exactly one place. What Open would refuse is refused
+// here, so create fails naming the entry rather than writing a package
+// nothing opens.
 func MarshalManifest(m *Manifest) ([]byte, error) {
+	b, err := renderManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseManifest(b); err != nil {
+		return nil, fmt.Errorf("render %s: it would not read back: %w", ManifestName, err)
+	}
+	return b, nil
+}
+
+// renderManifest is MarshalManifest without the read-back check.
+func renderManifest(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# cargoship package manifest: the resolved definition and the index of every entry.\n")
 	b, err := yaml.MarshalWithOptions(m, yaml.Indent(2), yaml.IndentSequence(true))
@@ -121,7 +135,7 @@ func checkManifestDigest(data []byte) error {
 // document; docs/validate.md#limits), refusing aliases, which no writer of
 // this layout makes, and any unknown key, since a reader that skipped it
 // could miss something it should check. The definition part is validated
-// as a definition file is.
+// as a definition file is, and the index as checkIndex says.
 func ParseManifest(data []byte) (*Manifest, error) {
 	if len(data) > maxManifestSize {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d it may be", ManifestName, len(data), maxManifestSize)
@@ -146,21 +160,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.Build == nil || len(m.Build.Architectures) == 0 {
 		doc.Errorf("build.architectures", "is missing; the package does not say what it was built for")
 	}
+	checkIndex(doc, m)
 	if err := doc.Err(); err != nil {
 		return nil, err
-	}
-	seen := map[string]bool{}
-	for i, e := range m.Package.Entries {
-		if err := checkEntryName(e.Name); err != nil {
-			return nil, fmt.Errorf("%s: package.entries[%d]: %w", ManifestName, i, err)
-		}
-		if !strings.HasPrefix(e.Name, string(e.Kind)+"/") {
-			return nil, fmt.Errorf("%s: package.entries[%d]: %s is not under %s/, its kind", ManifestName, i, e.Name, e.Kind)
-		}
-		if seen[e.Name] {
-			return nil, fmt.Errorf("%s: package.entries[%d]: %s is listed twice", ManifestName, i, e.Name)
-		}
-		seen[e.Name] = true
 	}
 	return m, nil
 }

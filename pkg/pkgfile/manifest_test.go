@@ -69,6 +69,65 @@ func TestModeText(t *testing.T) {
 	assert.Error(t, m.UnmarshalText([]byte("0999")))
 }
 
+// craftManifest is the demo manifest with its parsed form changed by edit,
+// rendered without the read-back check and with a valid digest line: what
+// someone who rewrote an unsigned package could write.
+func craftManifest(t testing.TB, edit func(*Manifest)) []byte {
+	t.Helper()
+	m, err := ParseManifest(demoManifest(t))
+	require.NoError(t, err)
+	edit(m)
+	data, err := renderManifest(m)
+	require.NoError(t, err)
+	return data
+}
+
+// TestParseManifestRefusesWhatApplyMustNotPlace checks every index field
+// apply acts on; each error names the manifest, the line and the field.
+func TestParseManifestRefusesWhatApplyMustNotPlace(t *testing.T) {
+	entry := func(name string, edit func(*Entry)) func(*Manifest) {
+		return func(m *Manifest) {
+			for i := range m.Package.Entries {
+				if m.Package.Entries[i].Name == name {
+					edit(&m.Package.Entries[i])
+					return
+				}
+			}
+			t.Fatalf("no entry %s", name)
+		}
+	}
+	const motd, engine = "files/0/cargoship-demo", "os/0/demo-engine"
+	cases := []struct {
+		name string
+		edit func(*Manifest)
+		want string // a regular expression
+	}{
+		{"a relative target", entry(motd, func(e *Entry) { e.Target = "etc/shadow" }), `entries\[0\]\.target: "etc/shadow" must be an absolute path`},
+		{"a target that climbs", entry(motd, func(e *Entry) { e.Target = "/var/../../etc/shadow" }), `entries\[0\]\.target: "/var/../../etc/shadow" must be an absolute path without '\.\.'`},
+		{"a target not clean", entry(motd, func(e *Entry) { e.Target = "/etc//shadow" }), `entries\[0\]\.target: "/etc//shadow" is not a clean path; write /etc/shadow`},
+		{"a target with shell characters", entry(motd, func(e *Entry) { e.Target = "/etc/x;reboot" }), `entries\[0\]\.target: "/etc/x;reboot" must be`},
+		{"no target", entry(motd, func(e *Entry) { e.Target = "" }), `entries\[0\]\.target: is required`},
+		{"a relative symlink", entry(engine, func(e *Entry) { e.Symlinks = []string{"/usr/bin/ok", "bin/x"} }), `entries\[\d+\]\.symlinks\[1\]: "bin/x" must be an absolute path`},
+		{"a symlink that climbs", entry(engine, func(e *Entry) { e.Symlinks = []string{"/usr/../../etc/cron.d/x"} }), `entries\[\d+\]\.symlinks\[0\]: "/usr/../../etc/cron.d/x"`},
+		{"a setuid mode", entry(engine, func(e *Entry) { e.Mode = 0o4755 }), `entries\[\d+\]\.mode: 4755 sets the setuid, setgid or sticky bit`},
+		{"a user that is not a name", entry(motd, func(e *Entry) { e.User = "root;reboot" }), `entries\[0\]\.user: "root;reboot" is not a user or group name`},
+		{"a group that is not a name", entry(motd, func(e *Entry) { e.Group = "a b" }), `entries\[0\]\.group: "a b" is not a user or group name`},
+		{"a name outside the package", entry(motd, func(e *Entry) { e.Name = "files/0/../../x" }), `entries\[0\]\.name: entry name "files/0/\.\./\.\./x" is not a clean relative path`},
+		{"a name not its item's", entry(motd, func(e *Entry) { e.Name = "files/1/cargoship-demo" }), `entries\[0\]\.name: files/1/cargoship-demo is not files/0/<file>`},
+		{"an item the definition has not", entry(motd, func(e *Entry) { e.Name, e.Index = "files/7/cargoship-demo", 7 }), `entries\[0\]\.name: files/7/cargoship-demo names item 7 of the definition's files list, which has 2`},
+		{"a root entry's name", entry(motd, func(e *Entry) { e.Name = ChecksumsName }), `entries\[0\]\.name: checksums\.txt is not under files/`},
+		{"a name listed twice", entry(engine, func(e *Entry) { e.Name, e.Kind, e.Index = motd, KindFiles, 0 }), `entries\[\d+\]\.name: files/0/cargoship-demo is listed twice`},
+		{"a digest that is not one", entry(motd, func(e *Entry) { e.SHA256 = "ZZ" }), `entries\[0\]\.sha256: "ZZ" is not a sha256`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseManifest(craftManifest(t, tc.edit))
+			require.Error(t, err)
+			assert.Regexp(t, `^manifest\.yaml:\d+:\d+: package\.`+tc.want, err.Error())
+		})
+	}
+}
+
 // TestParseManifestIsOneGuardedDocument feeds manifests that are valid
 // YAML the document loader refuses: each is refused the same way, fast.
 func TestParseManifestIsOneGuardedDocument(t *testing.T) {
@@ -105,4 +164,13 @@ func TestParseManifestIsOneGuardedDocument(t *testing.T) {
 			assert.Less(t, time.Since(start), 5*time.Second)
 		})
 	}
+}
+
+func TestMarshalManifestRefusesWhatOpenWould(t *testing.T) {
+	m, err := ParseManifest(demoManifest(t))
+	require.NoError(t, err)
+	m.Package.Entries[0].Target = "/etc/../etc/shadow"
+	_, err = MarshalManifest(m)
+	require.Error(t, err)
+	assert.Regexp(t, `^render manifest\.yaml: it would not read back: manifest\.yaml:\d+:\d+: package\.entries\[0\]\.target`, err.Error())
 }
