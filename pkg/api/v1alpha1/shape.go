@@ -62,6 +62,13 @@ type keyRun struct {
 	line, from int // where the first key is
 }
 
+// flowRun is an open flow collection; a mapping counts its entries, with
+// or without a ":" ({a, b: 1} is two keys).
+type flowRun struct {
+	mapping *keyRun // nil for a flow sequence
+	expect  bool    // the next token starts an entry
+}
+
 // shapeCounter follows the block and flow structure well enough to count
 // the keys of each mapping as the parser groups them.
 type shapeCounter struct {
@@ -69,7 +76,7 @@ type shapeCounter struct {
 	lim     shapeLimits
 	aliases int
 	block   []keyRun
-	flow    []*keyRun // nil for a flow sequence
+	flow    []flowRun
 }
 
 func (c *shapeCounter) see(tk *token.Token) *Finding {
@@ -87,23 +94,17 @@ func (c *shapeCounter) see(tk *token.Token) *Finding {
 			}
 			return c.finding(tk.Position, fmt.Sprintf("holds more than %d aliases (*name)", c.lim.aliases))
 		}
-	case token.MappingStartType:
-		c.flow = append(c.flow, &keyRun{line: tk.Position.Line, from: tk.Position.Column})
-		return nil
-	case token.SequenceStartType:
-		c.flow = append(c.flow, nil)
-		return nil
-	case token.MappingEndType, token.SequenceEndType:
-		if len(c.flow) > 0 {
-			c.flow = c.flow[:len(c.flow)-1]
-		}
-		return nil
 	}
 	if len(c.flow) > 0 {
-		if top := c.flow[len(c.flow)-1]; top != nil && tk.Type == token.MappingValueType {
-			return c.addKey(top, tk.Position)
-		}
-		return nil // a pair in a flow sequence is a mapping of one key
+		return c.seeFlow(tk)
+	}
+	switch tk.Type {
+	case token.MappingStartType:
+		c.flow = append(c.flow, flowRun{mapping: &keyRun{line: tk.Position.Line, from: tk.Position.Column}, expect: true})
+		return nil
+	case token.SequenceStartType:
+		c.flow = append(c.flow, flowRun{})
+		return nil
 	}
 	if isBlockScalarContent(tk) {
 		return nil // its position is not where it is indented
@@ -119,6 +120,33 @@ func (c *shapeCounter) see(tk *token.Token) *Finding {
 		}
 	}
 	return nil
+}
+
+// seeFlow follows a token inside brackets: the first token after "{" or
+// "," starts an entry of the mapping (a pair in a flow sequence is a
+// mapping of one key).
+func (c *shapeCounter) seeFlow(tk *token.Token) *Finding {
+	top := &c.flow[len(c.flow)-1]
+	switch tk.Type {
+	case token.MappingEndType, token.SequenceEndType:
+		c.flow = c.flow[:len(c.flow)-1]
+		return nil
+	case token.CollectEntryType:
+		top.expect = true
+		return nil
+	}
+	var f *Finding
+	if top.expect && top.mapping != nil {
+		f = c.addKey(top.mapping, tk.Position)
+	}
+	top.expect = false
+	switch tk.Type {
+	case token.MappingStartType:
+		c.flow = append(c.flow, flowRun{mapping: &keyRun{line: tk.Position.Line, from: tk.Position.Column}, expect: true})
+	case token.SequenceStartType:
+		c.flow = append(c.flow, flowRun{})
+	}
+	return f
 }
 
 // blockKey counts a key of the block mapping whose keys start at pos's

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/parser"
 )
 
 // TestMappingKeysCountedAsTheParserGroupsThem runs the key count with a
@@ -130,4 +132,42 @@ func inventory(n int) string {
 			i, role, i>>8&255, i&255, i>>8&255, i&255, i%40)
 	}
 	return b.String()
+}
+
+// FuzzKeyCount checks the key count never falls below the parser's: for
+// any document that parses, a limit one under its largest mapping must
+// refuse it, or a mapping could reach the parser's quadratic cost unseen.
+func FuzzKeyCount(f *testing.F) {
+	for _, doc := range []string{
+		"a: 1\nb: 2\n", "m:\n  a: 1\n  b: 2\n", "- a: 1\n  b: 2\n- c: 3\n", "&x a: 1\n!!str b: 2\n",
+		"? a\n: 1\n? b\n: 2\n", "a: |\n  x\nb: >\n  y\nc: 1\n", "m: {a: 1, b: 2}\n", "\"a\": 1\n'b': 2\n",
+		"a:\n- 1\nb: 1\n", "<<: {x: 1}\na: 1\n", "a: 1 # c\n# d\nb: 2\n",
+	} {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		tokens, f := scanShape("x.yaml", []byte(doc), documentLimits)
+		if f != nil {
+			return
+		}
+		parsed, err := parser.Parse(tokens, 0)
+		if err != nil {
+			return
+		}
+		most := 0
+		for _, d := range parsed.Docs {
+			if d.Body == nil {
+				continue
+			}
+			for _, n := range ast.Filter(ast.MappingType, d.Body) {
+				most = max(most, len(n.(*ast.MappingNode).Values))
+			}
+		}
+		if most < 2 {
+			return
+		}
+		if _, f := scanShape("x.yaml", []byte(doc), shapeLimits{tokens: maxTokens, keys: most - 1, aliases: maxAliases}); f == nil {
+			t.Fatalf("a mapping of %d keys passes a limit of %d:\n%s", most, most-1, doc)
+		}
+	})
 }
