@@ -63,8 +63,8 @@ func TestAliasCountBounded(t *testing.T) {
 }
 
 // TestTokenBoundCoversTheLexer checks the raw count against the lexer on
-// every document in testdata and on dense shapes: a limit of half the
-// lexer's tokens must already be passed, or the bound would not bound it.
+// every document in testdata and on dense shapes: the count must reach
+// half the lexer's tokens, or the limit would not bound them.
 func TestTokenBoundCoversTheLexer(t *testing.T) {
 	docs := map[string]string{
 		"flow":          "a: [" + strings.Repeat("[1,{b: c},&x d,*x,!t e,'f',\"g\"],", 50) + "]\n",
@@ -87,8 +87,8 @@ func TestTokenBoundCoversTheLexer(t *testing.T) {
 	}
 	for name, doc := range docs {
 		n := len(lexer.Tokenize(doc))
-		if checkTokenBound("x.yaml", []byte(doc), n/2) == nil {
-			t.Errorf("%s: %d lexer tokens, yet the bound stays under %d", name, n, n/2)
+		if checkTokenBound("x.yaml", []byte(doc), (n-1)/2) == nil {
+			t.Errorf("%s: %d lexer tokens, yet the count stays at %d or under", name, n, (n-1)/2)
 		}
 	}
 }
@@ -168,6 +168,21 @@ func FuzzKeyCount(f *testing.F) {
 		}
 		if _, f := scanShape("x.yaml", []byte(doc), shapeLimits{tokens: maxTokens, keys: most - 1, aliases: maxAliases}); f == nil {
 			t.Fatalf("a mapping of %d keys passes a limit of %d:\n%s", most, most-1, doc)
+		}
+	})
+}
+
+// FuzzTokenBound checks the raw count bounds the lexer's tokens within
+// the factor of two its limit allows for.
+func FuzzTokenBound(f *testing.F) {
+	for _, doc := range []string{"a: [1, {b: c}]\n", "- |\n- >-\n-\n", "&a k: *a\n", "--- a\n...\n", "\"x\\\"y\": 'z''w'\n", "a: b#c #d\n"} {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		// The count must reach half the tokens, rounded up.
+		n := len(lexer.Tokenize(doc))
+		if n > 0 && checkTokenBound("x.yaml", []byte(doc), (n-1)/2) == nil {
+			t.Fatalf("%d lexer tokens, yet the count stays at %d or under:\n%q", n, (n-1)/2, doc)
 		}
 	})
 }
