@@ -88,6 +88,9 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 	if err != nil {
 		return placed{}, fmt.Errorf("uploading %s to %s: %w", pl.Name, dst, err)
 	}
+	if res.ResumedAt > 0 {
+		s.Logger().Info("resumed a broken upload", "host", h.String(), "file", dst, "kept", res.ResumedAt, "sent", res.BytesSent, "size", pl.Size)
+	}
 	out := placed{uploaded: !res.Skipped, sent: res.BytesSent}
 	if pl.Staged {
 		out.staged = &StagedFile{Staged: dst, Target: pl.Target, Symlinks: pl.Symlinks}
