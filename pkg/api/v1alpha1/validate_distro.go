@@ -111,8 +111,10 @@ func validateDistroConfig(d *document, ds *Distro) {
 			d.errorf(p+".data", "set source or data, not both")
 		}
 		checkSource(d, p+".source", f.Source)
-		if f.Target != "" && !isCleanAbsPath(f.Target) {
-			d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
+		if f.Target != "" {
+			if err := CheckHostPath(f.Target); err != nil {
+				d.errorf(p+".target", "%v", err)
+			}
 		}
 		if f.Shasum != "" && !sha256Hex.MatchString(f.Shasum) {
 			d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
@@ -269,8 +271,8 @@ func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 	checkSource(d, p+".source", f.Source)
 	if f.Target == "" {
 		d.errorf(p+".target", "is required: the absolute path on the host")
-	} else if !isCleanAbsPath(f.Target) {
-		d.errorf(p+".target", "%q must be an absolute path without '..'", f.Target)
+	} else if err := CheckHostPath(f.Target); err != nil {
+		d.errorf(p+".target", "%v", err)
 	}
 	if f.Shasum != "" && !sha256Hex.MatchString(strings.TrimPrefix(f.Shasum, "sha256:")) {
 		d.errorf(p+".shasum", "must be a SHA-256 as 64 hex digits")
@@ -287,8 +289,8 @@ func validateFile(d *document, p string, f File, arches []string, osFile bool) {
 		}
 	}
 	for i, s := range f.Symlinks {
-		if !isCleanAbsPath(s) {
-			d.errorf(fmt.Sprintf("%s.symlinks[%d]", p, i), "%q must be an absolute path without '..'", s)
+		if err := CheckHostPath(s); err != nil {
+			d.errorf(fmt.Sprintf("%s.symlinks[%d]", p, i), "%v", err)
 		}
 	}
 	s := f.Selector
