@@ -136,6 +136,7 @@ func TestVersionAndKillallCommands(t *testing.T) {
 		rke2.VersionCommand())
 	assert.Contains(t, rke2.KillallCommand(), "/usr/bin/rke2-killall.sh", "RPM installs put it in /usr/bin")
 	up, _ := For(v1alpha1.EngineUpstream)
-	assert.Contains(t, up.VersionCommand(), "/usr/bin/kubeadm version -o short")
+	assert.Equal(t, "if [ -x /usr/bin/kubelet ]; then /usr/bin/kubelet --version; elif [ -x /usr/local/bin/kubelet ]; then /usr/local/bin/kubelet --version; fi",
+		up.VersionCommand(), "kubeadm nodes read as their kubelet's version, which an upgrade changes last")
 	assert.Contains(t, up.KillallCommand(), "/usr/bin/kubeadm reset --force")
 }

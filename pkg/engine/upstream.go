@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"path"
+	"strings"
 
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -20,6 +22,8 @@ func newUpstream() *upstream { return &upstream{} }
 const (
 	kubeadmBin        = "/usr/bin/kubeadm"
 	kubectlBin        = "/usr/bin/kubectl"
+	kubeletBin        = "/usr/bin/kubelet"
+	manifestsDir      = "/etc/kubernetes/manifests"
 	ctrBin            = "/usr/bin/ctr"
 	kubeadmConfig     = "/etc/cargoship/kubeadm.yaml"
 	kubeadmPatches    = "/etc/cargoship/kubeadm-patches"
@@ -94,10 +98,12 @@ func (u *upstream) Network(cfg map[string]any) (Network, error) {
 	return n, checkCIDRs(n)
 }
 
-// VersionCommand implements Engine: kubeadm version -o short prints
-// v1.33.3; the kubelet and kubectl packages move with it.
+// VersionCommand implements Engine: the kubelet's version (Kubernetes
+// v1.33.3), the node's own, which an upgrade changes last: kubeadm is
+// upgraded first (docs/reference/engines.md 7.1), so a node whose upgrade
+// stopped half way still reads as the older version and is upgraded again.
 func (u *upstream) VersionCommand() string {
-	return firstInstalled([]string{kubeadmBin, "/usr/local/bin/kubeadm"}, "version", "-o", "short")
+	return firstInstalled([]string{kubeletBin, "/usr/local/bin/kubelet"}, "--version")
 }
 
 // Kubectl implements Engine.
@@ -166,4 +172,100 @@ type CertUploader interface {
 // UploadCertsCommand implements CertUploader.
 func (u *upstream) UploadCertsCommand() string {
 	return shell.Join(kubeadmBin, "init", "phase", "upload-certs", "--upload-certs", "--config", kubeadmConfig)
+}
+
+// KubeadmUpgrader is an engine upgraded by kubeadm's own sequence rather
+// than by swapping its files (docs/reference/engines.md 7.1, KW-UPG): the
+// new kubeadm first, kubeadm upgrade apply on the first controller and
+// kubeadm upgrade node on every other node, then, drained, the kubelet and
+// kubectl and a kubelet restart.
+type KubeadmUpgrader interface {
+	// UpgradeFirst are the packages (and executables, by base name)
+	// installed before kubeadm upgrade runs.
+	UpgradeFirst() []string
+	// UpgradeApplyCommand upgrades the cluster's control plane to v, on
+	// the first controller.
+	UpgradeApplyCommand(v Version) string
+	// UpgradeNodeCommand upgrades another controller's control plane and
+	// any node's kubelet configuration.
+	UpgradeNodeCommand() string
+	// RestartKubeletCommand restarts the kubelet on its new binary.
+	RestartKubeletCommand() string
+	// ControlPlaneImagesCommand prints "<manifest> <image>" for each
+	// control-plane static pod on a controller; ControlPlaneVersions
+	// reads it.
+	ControlPlaneImagesCommand() string
+}
+
+// controlPlanePods are the static pods kubeadm upgrade moves to the new
+// version on a controller (etcd has its own version line).
+var controlPlanePods = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
+
+// UpgradeFirst implements KubeadmUpgrader.
+func (u *upstream) UpgradeFirst() []string { return []string{"kubeadm"} }
+
+// UpgradeApplyCommand implements KubeadmUpgrader. Offline: the version is
+// named (kubeadm would otherwise ask dl.k8s.io for "stable"), and phase 18
+// imported the new images, so kubeadm's preflight pulls nothing.
+// Certificates are renewed and etcd upgraded (kubeadm's defaults, written
+// out). The profile's kubelet patch is passed again when the host has it:
+// kubeadm rewrites the kubelet's config from the cluster's.
+func (u *upstream) UpgradeApplyCommand(v Version) string {
+	return withPatches(kubeadmBin, "upgrade", "apply", fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch),
+		"--yes", "--certificate-renewal=true", "--etcd-upgrade=true")
+}
+
+// UpgradeNodeCommand implements KubeadmUpgrader.
+func (u *upstream) UpgradeNodeCommand() string {
+	return withPatches(kubeadmBin, "upgrade", "node", "--certificate-renewal=true", "--etcd-upgrade=true")
+}
+
+// withPatches runs argv with --patches when the kubeadm patch directory
+// exists on the host (a profile with kubeletConfig wrote it).
+func withPatches(argv ...string) string {
+	return "if [ -d " + shell.Quote(kubeadmPatches) + " ]; then " +
+		shell.Join(append(argv, "--patches", kubeadmPatches)...) + "; else " + shell.Join(argv...) + "; fi"
+}
+
+// RestartKubeletCommand implements KubeadmUpgrader.
+func (u *upstream) RestartKubeletCommand() string {
+	return systemctl([]string{"restart"}, "kubelet")
+}
+
+// ControlPlaneImagesCommand implements KubeadmUpgrader.
+func (u *upstream) ControlPlaneImagesCommand() string {
+	files := make([]string, len(controlPlanePods))
+	for i, p := range controlPlanePods {
+		files[i] = path.Join(manifestsDir, p+".yaml")
+	}
+	script := `for f in "$@"; do printf '%s %s\n' "$f" "$(sed -n 's/^[[:space:]]*image:[[:space:]]*//p' "$f" 2>/dev/null | head -n 1)"; done`
+	return shell.Join(append([]string{"sh", "-c", script, "sh"}, files...)...)
+}
+
+// ControlPlaneVersions reads ControlPlaneImagesCommand's output: each
+// control-plane pod's image tag, by pod. A pod whose manifest names no
+// tagged image is an error.
+func ControlPlaneVersions(out string) (map[string]string, error) {
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		file, image, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if file == "" {
+			continue
+		}
+		pod := strings.TrimSuffix(path.Base(file), ".yaml")
+		if image = strings.TrimSpace(image); image == "" {
+			return nil, fmt.Errorf("%s names no image: is the manifest there?", file)
+		}
+		i := strings.LastIndex(image, ":")
+		if i < 0 || strings.Contains(image[i:], "/") {
+			return nil, fmt.Errorf("%s names no tagged image (%q)", file, image)
+		}
+		got[pod] = image[i+1:]
+	}
+	for _, p := range controlPlanePods {
+		if got[p] == "" {
+			return nil, fmt.Errorf("no %s static pod manifest in %s", p, manifestsDir)
+		}
+	}
+	return got, nil
 }

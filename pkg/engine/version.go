@@ -174,3 +174,17 @@ func cmpNatural(a, b string) int {
 	}
 	return cmpInt(atoi(ma[2]), atoi(mb[2]))
 }
+
+// CheckUpgradeStep refuses an upgrade from have to want that skips a minor
+// version: the engines and kubeadm move one minor at a time
+// (docs/reference/engines.md 7, 7.1). A downgrade is not its business.
+func CheckUpgradeStep(have, want Version) error {
+	if Compare(have, want) >= 0 {
+		return nil
+	}
+	if want.Major != have.Major || want.Minor > have.Minor+1 {
+		return fmt.Errorf("%s to %s skips minor version %d.%d: upgrade one minor version at a time, with a %d.%d package first",
+			have, want, have.Major, have.Minor+1, have.Major, have.Minor+1)
+	}
+	return nil
+}

@@ -106,3 +106,20 @@ func TestCompareOrdersRevisionsNumerically(t *testing.T) {
 	assert.Equal(t, 0, mustCmp("1.35.3-k3s1", "v1.35.3+k3s1"), "both spellings of spec.version are one version")
 	assert.Equal(t, -1, mustCmp("k3s version v1.35.3+k3s1 (079ffa8d)", "1.35.3-k3s2"), "installed vs packaged")
 }
+
+func TestCheckUpgradeStep(t *testing.T) {
+	v := func(s string) Version {
+		out, err := ParseVersion(s)
+		require.NoError(t, err)
+		return out
+	}
+	assert.NoError(t, CheckUpgradeStep(v("1.34.6"), v("1.35.3")), "one minor")
+	assert.NoError(t, CheckUpgradeStep(v("1.35.3"), v("1.35.4")), "a patch")
+	assert.NoError(t, CheckUpgradeStep(v("1.35.3+k3s1"), v("1.35.3-k3s2")), "a re-release")
+	assert.NoError(t, CheckUpgradeStep(v("1.35.3"), v("1.35.3")), "the same")
+	assert.NoError(t, CheckUpgradeStep(v("1.35.3"), v("1.33.1")), "a downgrade is refused elsewhere")
+	err := CheckUpgradeStep(v("v1.33.3"), v("1.35.3"))
+	require.Error(t, err)
+	assert.Equal(t, "v1.33.3 to v1.35.3 skips minor version 1.34: upgrade one minor version at a time, with a 1.34 package first", err.Error())
+	assert.Error(t, CheckUpgradeStep(v("1.35.3"), v("2.0.0")))
+}

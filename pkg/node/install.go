@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -15,9 +17,22 @@ import (
 // rename on the target's filesystem), creates their symlinks, and reloads
 // systemd when a unit changed.
 func (s *Fleet) InstallStaged(ctx context.Context, h *Host, phaseTitle string) error {
+	return s.installStaged(ctx, h, phaseTitle, nil)
+}
+
+// installStaged installs the staged executables whose base name is in
+// only (all when only is nil) and leaves the rest staged.
+func (s *Fleet) installStaged(ctx context.Context, h *Host, phaseTitle string, only []string) error {
 	s.mu.Lock()
-	staged := h.Staged
-	h.Staged = nil
+	var staged, rest []StagedFile
+	for _, f := range h.Staged {
+		if only == nil || slices.Contains(only, path.Base(f.Target)) {
+			staged = append(staged, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	h.Staged = rest
 	s.mu.Unlock()
 	for _, f := range staged {
 		if _, err := h.Conn.Sudo(ctx, shell.Join("mv", "-f", f.Staged, f.Target)); err != nil {
@@ -84,14 +99,42 @@ func (s *Fleet) PackagesMissing(ctx context.Context, h *Host, files []string) ([
 }
 
 // InstallPackages installs a host's uploaded package files that are not
-// installed yet, from those files only: every repository is disabled.
+// installed yet, from those files only: every repository is disabled. A
+// host that awaits its upgrade keeps them queued for the upgrade phases,
+// which install them in the engine's order (AwaitsUpgrade).
 func (s *Fleet) InstallPackages(ctx context.Context, h *Host, phaseTitle string) error {
+	if s.AwaitsUpgrade(h) {
+		return nil
+	}
+	return s.installPackages(ctx, h, phaseTitle, nil)
+}
+
+// installPackages installs the queued package files whose package is
+// named in only (all when only is nil) and leaves the rest queued.
+func (s *Fleet) installPackages(ctx context.Context, h *Host, phaseTitle string, only []string) error {
 	s.mu.Lock()
 	files := h.Packages
 	h.Packages = nil
 	s.mu.Unlock()
 	if len(files) == 0 {
 		return nil
+	}
+	if only != nil {
+		var take, rest []string
+		cfg := hostos.For(h.OS)
+		for _, f := range files {
+			if pkg, err := cfg.PackageFile(ctx, h.Conn, f); err == nil && slices.Contains(only, pkg.Name) {
+				take = append(take, f)
+			} else {
+				rest = append(rest, f)
+			}
+		}
+		s.mu.Lock()
+		h.Packages = append(rest, h.Packages...)
+		s.mu.Unlock()
+		if files = take; len(files) == 0 {
+			return nil
+		}
 	}
 	missing, err := s.PackagesMissing(ctx, h, files)
 	if err != nil || len(missing) == 0 {
@@ -122,11 +165,36 @@ func (s *Fleet) InstallPackages(ctx context.Context, h *Host, phaseTitle string)
 
 // InstallPending installs everything the upload phases left waiting on a
 // host: package files first (they may ship the units), then staged files.
+// A host that awaits its upgrade keeps them for InstallUpgrade.
 func (s *Fleet) InstallPending(ctx context.Context, h *Host, phaseTitle string) error {
-	if err := s.InstallPackages(ctx, h, phaseTitle); err != nil {
+	if s.AwaitsUpgrade(h) {
+		return nil
+	}
+	return s.InstallUpgrade(ctx, h, phaseTitle, nil)
+}
+
+// InstallUpgrade installs what an upgrade needs now: the queued packages
+// named in only and the staged executables of that base name, or
+// everything waiting when only is nil, packages first.
+func (s *Fleet) InstallUpgrade(ctx context.Context, h *Host, phaseTitle string, only []string) error {
+	if err := s.installPackages(ctx, h, phaseTitle, only); err != nil {
 		return err
 	}
-	return s.InstallStaged(ctx, h, phaseTitle)
+	return s.installStaged(ctx, h, phaseTitle, only)
+}
+
+// AwaitsUpgrade says h runs an engine older than the package's and this run
+// has not upgraded it: what was uploaded for it waits for the upgrade
+// phases, so no earlier phase swaps a running node's packages under it
+// (kubeadm's must go in kubeadm's order, docs/reference/engines.md 7.1),
+// and a node the upgrade leaves (--skip-unready-nodes) keeps its version.
+func (s *Fleet) AwaitsUpgrade(h *Host) bool {
+	if !h.EngineRunning || h.Started || h.EngineVersion == "" || s.Distro == nil {
+		return false
+	}
+	have, err1 := engine.ParseVersion(h.EngineVersion)
+	want, err2 := engine.ParseVersion(s.Distro.Spec.Version)
+	return err1 == nil && err2 == nil && engine.Compare(have, want) < 0
 }
 
 // QueuePackage remembers an uploaded package file for the install phases.

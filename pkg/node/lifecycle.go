@@ -112,6 +112,21 @@ func (s *Fleet) Drain(ctx context.Context, node string) error {
 // waits for it to be Ready (at version, when set) and uncordons it: the
 // one path every phase that must restart a node takes.
 func (s *Fleet) Restart(ctx context.Context, h *Host, version string, change func(context.Context) error) error {
+	return s.drained(ctx, h, version, func(ctx context.Context) error {
+		if err := s.StopEngine(ctx, h); err != nil {
+			return err
+		}
+		if err := change(ctx); err != nil {
+			return err
+		}
+		return s.StartEngine(ctx, h)
+	})
+}
+
+// drained cordons and drains a running node, runs work, waits for the node
+// to be Ready (at version, when set) and uncordons it. kubectl avoids a
+// controller while it is drained.
+func (s *Fleet) drained(ctx context.Context, h *Host, version string, work func(context.Context) error) error {
 	name := h.NodeName()
 	if h.IsController() {
 		s.mu.Lock()
@@ -129,13 +144,7 @@ func (s *Fleet) Restart(ctx context.Context, h *Host, version string, change fun
 	if err := s.Drain(ctx, name); err != nil {
 		return err
 	}
-	if err := s.StopEngine(ctx, h); err != nil {
-		return err
-	}
-	if err := change(ctx); err != nil {
-		return err
-	}
-	if err := s.StartEngine(ctx, h); err != nil {
+	if err := work(ctx); err != nil {
 		return err
 	}
 	if err := s.WaitReady(ctx, h, version); err != nil {

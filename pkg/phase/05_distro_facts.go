@@ -65,6 +65,11 @@ func (p *DistroFacts) Run(ctx context.Context) error {
 		if want != nil && engine.Compare(have, *want) > 0 {
 			return fmt.Errorf("runs %s %s, newer than the package's %s: cargoship will not downgrade a cluster", s.Engine.Name(), have, *want)
 		}
+		if want != nil {
+			if err := engine.CheckUpgradeStep(have, *want); err != nil {
+				return fmt.Errorf("%s %w; nothing was changed", s.Engine.Name(), err)
+			}
+		}
 		s.Logger().Info("engine installed", "host", h.String(), "version", have.String(), "running", h.EngineRunning)
 		return nil
 	})

@@ -10,15 +10,22 @@ import (
 
 // Upgrade moves hosts of one role class from an older engine version to the
 // package's: controllers one at a time (never two down at once), workers in
-// batches of --worker-concurrency. Each node is cordoned, drained, stopped,
-// given the new engine, started, waited on until Ready at the new version,
-// and uncordoned. A node that is not Ready before it starts stops the
-// upgrade rather than hanging on it, unless --skip-unready-nodes says to
-// leave such nodes for later.
+// batches of --worker-concurrency. A k3s or rke2 node is cordoned, drained,
+// stopped, given the new engine, started, waited on until Ready at the new
+// version, and uncordoned. A kubeadm node takes kubeadm's sequence
+// (node.UpgradeKubeadm): kubeadm upgrade apply on the first controller,
+// kubeadm upgrade node on the rest, workers only once every controller is
+// done. A node that is not Ready before it starts stops the upgrade rather
+// than hanging on it, unless --skip-unready-nodes says to leave such nodes
+// for later.
 type Upgrade struct {
 	controllers bool
 	base
 	targets node.Hosts
+	// apply is the controller that runs kubeadm upgrade apply: the first
+	// target, unless a controller already runs the package's version
+	// from an earlier run, which upgraded the control plane.
+	apply *node.Host
 }
 
 // NewUpgradeControllers is phase 23.
@@ -39,7 +46,7 @@ func (p *Upgrade) Title() string {
 // downgrade was already refused by phase 5, before anything changed.
 func (p *Upgrade) Prepare(ctx context.Context) error {
 	s := p.state
-	p.targets = nil
+	p.targets, p.apply = nil, nil
 	want, err := engine.ParseVersion(s.Distro.Spec.Version)
 	if err != nil {
 		return err
@@ -59,7 +66,40 @@ func (p *Upgrade) Prepare(ctx context.Context) error {
 	if len(p.targets) == 0 {
 		return nil
 	}
-	return p.checkReady(ctx)
+	if err := p.checkReady(ctx); err != nil {
+		return err
+	}
+	if _, kubeadm := s.Engine.(engine.KubeadmUpgrader); kubeadm && len(p.targets) > 0 {
+		return p.kubeadmOrder(want)
+	}
+	return nil
+}
+
+// kubeadmOrder picks the controller that runs kubeadm upgrade apply, and
+// holds workers back while a controller is older than the package: a
+// kubelet must never be newer than an API server (docs/reference/engines.md
+// 7.1, KW-SKEW).
+func (p *Upgrade) kubeadmOrder(want engine.Version) error {
+	s := p.state
+	if p.controllers {
+		for _, h := range s.Hosts.Controllers() {
+			if s.RanBefore(h) {
+				return nil // an earlier run applied the upgrade
+			}
+		}
+		p.apply = p.targets[0]
+		return nil
+	}
+	if s.Options.DryRun {
+		return nil // phase 23 only planned the controllers
+	}
+	for _, h := range s.Hosts.Controllers() {
+		have, err := engine.ParseVersion(h.EngineVersion)
+		if err == nil && engine.Compare(have, want) < 0 {
+			return fmt.Errorf("controller %s runs %s %s: kubeadm workers are upgraded after every controller, as a kubelet may not be newer than the API server", h, s.Engine.Name(), h.EngineVersion)
+		}
+	}
+	return nil
 }
 
 // checkReady refuses to start when a node to upgrade is down: draining the
@@ -96,7 +136,15 @@ func (p *Upgrade) ShouldRun() bool { return len(p.targets) > 0 }
 func (p *Upgrade) Plan(context.Context) ([]node.Change, error) {
 	var out []node.Change
 	for _, h := range p.targets {
-		out = append(out, node.Change{Host: h.String(), What: fmt.Sprintf("drain, upgrade %s %s to %s, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version)})
+		what := fmt.Sprintf("drain, upgrade %s %s to %s, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version)
+		if _, kubeadm := p.state.Engine.(engine.KubeadmUpgrader); kubeadm {
+			step := "kubeadm upgrade node"
+			if h == p.apply {
+				step = "kubeadm upgrade apply"
+			}
+			what = fmt.Sprintf("upgrade %s %s to %s: new kubeadm, %s, drain, kubelet and kubectl, restart the kubelet, uncordon", p.state.Engine.Name(), h.EngineVersion, p.state.Distro.Spec.Version, step)
+		}
+		out = append(out, node.Change{Host: h.String(), What: what})
 	}
 	return out, nil
 }
@@ -113,9 +161,14 @@ func (p *Upgrade) Run(ctx context.Context) error {
 func (p *Upgrade) upgrade(ctx context.Context, h *node.Host) error {
 	s := p.state
 	from := h.EngineVersion
-	err := s.Restart(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {
-		return s.InstallPending(ctx, h, p.Title())
-	})
+	var err error
+	if _, kubeadm := s.Engine.(engine.KubeadmUpgrader); kubeadm {
+		err = s.UpgradeKubeadm(ctx, h, h == p.apply, p.Title())
+	} else {
+		err = s.Restart(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {
+			return s.InstallUpgrade(ctx, h, p.Title(), nil)
+		})
+	}
 	if err != nil {
 		return err
 	}

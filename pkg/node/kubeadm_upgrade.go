@@ -1,0 +1,85 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/colonel-byte/cargoship/pkg/engine"
+)
+
+// UpgradeKubeadm upgrades one kubeadm node in kubeadm's order
+// (docs/reference/engines.md 7.1): the new kubeadm; kubeadm upgrade apply
+// on the first controller (apply), kubeadm upgrade node on every other
+// node; a controller's control-plane pods checked at the new version; then,
+// drained, the kubelet, kubectl and the rest of the package installed, the
+// kubelet restarted, Ready at the new version, uncordoned.
+func (s *Fleet) UpgradeKubeadm(ctx context.Context, h *Host, apply bool, phaseTitle string) error {
+	u, ok := s.Engine.(engine.KubeadmUpgrader)
+	if !ok {
+		return fmt.Errorf("%s is not upgraded with kubeadm", s.Engine.Name())
+	}
+	want, err := engine.ParseVersion(s.Distro.Spec.Version)
+	if err != nil {
+		return fmt.Errorf("the package's spec.version: %w", err)
+	}
+	if err := s.InstallUpgrade(ctx, h, phaseTitle, u.UpgradeFirst()); err != nil {
+		return fmt.Errorf("installing the new kubeadm: %w", err)
+	}
+	cmd, what := u.UpgradeNodeCommand(), "kubeadm upgrade node"
+	if apply {
+		cmd, what = u.UpgradeApplyCommand(want), "kubeadm upgrade apply "+kubeadmTag(want)
+	}
+	if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: "ran " + what})
+	if h.IsController() {
+		if err := s.checkControlPlane(ctx, h, u, want); err != nil {
+			return err
+		}
+	}
+	return s.drained(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {
+		if err := s.InstallUpgrade(ctx, h, phaseTitle, nil); err != nil {
+			return err
+		}
+		if err := DaemonReload(ctx, h); err != nil {
+			return err
+		}
+		if _, err := h.Conn.Sudo(ctx, u.RestartKubeletCommand()); err != nil {
+			return fmt.Errorf("restarting the kubelet: %w", err)
+		}
+		return nil
+	})
+}
+
+// checkControlPlane reads the controller's static pod manifests: kubeadm
+// upgrade must have moved every control-plane pod to the new version,
+// which the kubelet's own version does not show.
+func (s *Fleet) checkControlPlane(ctx context.Context, h *Host, u engine.KubeadmUpgrader, want engine.Version) error {
+	out, err := h.Conn.Sudo(ctx, u.ControlPlaneImagesCommand())
+	if err != nil {
+		return fmt.Errorf("reading the control-plane versions: %w", err)
+	}
+	got, err := engine.ControlPlaneVersions(out)
+	if err != nil {
+		return fmt.Errorf("reading the control-plane versions: %w", err)
+	}
+	tag := kubeadmTag(want)
+	var wrong []string
+	for pod, v := range got {
+		if v != tag {
+			wrong = append(wrong, pod+" at "+v)
+		}
+	}
+	if len(wrong) > 0 {
+		sort.Strings(wrong)
+		return fmt.Errorf("after kubeadm upgrade the control plane is not at %s: %s", tag, strings.Join(wrong, ", "))
+	}
+	return nil
+}
+
+// kubeadmTag is a version as kubeadm and the control-plane images spell
+// it: v1.35.3.
+func kubeadmTag(v engine.Version) string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch) }
