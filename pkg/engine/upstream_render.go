@@ -254,12 +254,8 @@ func nodeRegistration(cfg map[string]any, h *v1alpha1.Host, n node) (map[string]
 // controller in the certificate, and the audit and admission files.
 func (u *upstream) clusterConfiguration(cfg map[string]any, in RenderInput, v Version, nodeName string) (map[string]any, error) {
 	cc := mapAt(cfg, "clusterConfiguration")
-	endpoint := in.Cluster.Spec.Config.Loadbalancer
-	if endpoint == "" {
-		endpoint = in.Leader.PrivateAddress
-	}
 	cc["kubernetesVersion"] = fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch)
-	cc["controlPlaneEndpoint"] = net.JoinHostPort(endpoint, strconv.Itoa(apiPort))
+	cc["controlPlaneEndpoint"] = net.JoinHostPort(u.ControlPlaneEndpoint(in.Cluster, in.Leader), strconv.Itoa(apiPort))
 	if in.Cluster.Metadata.Name != "" {
 		cc["clusterName"] = in.Cluster.Metadata.Name
 	}
@@ -298,6 +294,27 @@ func (u *upstream) clusterConfiguration(cfg map[string]any, in RenderInput, v Ve
 	}
 	cc["apiServer"] = api
 	return document(kubeadmAPI, "ClusterConfiguration", cc), nil
+}
+
+// FixedEndpoint is an engine whose founder names, from the first start, the
+// one control-plane endpoint every node uses: kubeadm's
+// controlPlaneEndpoint. k3s and rke2 instead join through the founder
+// until the load balancer answers (JoinAddress).
+type FixedEndpoint interface {
+	// ControlPlaneEndpoint is the endpoint's host, without the port
+	// (the API port).
+	ControlPlaneEndpoint(c *v1alpha1.Cluster, founder *v1alpha1.Host) string
+}
+
+// ControlPlaneEndpoint implements FixedEndpoint: the load balancer, else
+// the founder's private address. kubeadm init writes every kubeconfig
+// against it, and joining nodes' TLS bootstrap reads the cluster-info
+// kubeconfig whose server it is (docs/reference/engines.md 8).
+func (u *upstream) ControlPlaneEndpoint(c *v1alpha1.Cluster, founder *v1alpha1.Host) string {
+	if lb := c.Spec.Config.Loadbalancer; lb != "" {
+		return lb
+	}
+	return founder.PrivateAddress
 }
 
 func hostPathVolume(name, dir string, readOnly bool) map[string]any {

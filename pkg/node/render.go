@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
@@ -94,8 +95,33 @@ func (s *Fleet) LoadbalancerUp(ctx context.Context, from *Host) bool {
 	if lb == "" {
 		return false
 	}
-	_, err := from.Conn.Run(ctx, tcpProbe(lb, s.Engine.JoinPort()))
+	return s.Answers(ctx, from, lb, s.Engine.JoinPort())
+}
+
+// Answers says addr:port accepts a TCP connection from the host from.
+func (s *Fleet) Answers(ctx context.Context, from *Host, addr string, port int) bool {
+	_, err := from.Conn.Run(ctx, tcpProbe(addr, port))
 	return err == nil
+}
+
+// Live says something at addr:port answers from the host from: it
+// accepts a TCP connection, or refuses it, as a load balancer passing
+// connections on to an API server that does not run yet does
+// (docs/reference/engines.md 8, KW-HA). A timeout or no route is not
+// live; why is the error.
+func (s *Fleet) Live(ctx context.Context, from *Host, addr string, port int) error {
+	out, err := from.Conn.Run(ctx, tcpLiveProbe(addr, port))
+	switch strings.TrimSpace(out) {
+	case "open", "refused":
+		return nil
+	}
+	if why := strings.TrimSpace(out); why != "" {
+		return fmt.Errorf("%s", why)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("no answer in 3s")
 }
 
 // RenderedFor renders a host's engine files now: after the founder is up
@@ -163,6 +189,22 @@ func (s *Fleet) EffectiveCluster() *v1alpha1.Cluster {
 		c.Spec.Hosts[i] = *h.EffectiveSpec()
 	}
 	return &c
+}
+
+// tcpLiveProbe prints "open" when host:port accepts a TCP connection in 3 s,
+// "refused" when it refuses one, and otherwise why not, failing.
+func tcpLiveProbe(addr string, port int) string {
+	script := `if command -v bash >/dev/null 2>&1; then ` +
+		`out=$(timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>&1) && { echo open; exit 0; }; ` +
+		`case "$out" in *[Rr]efused*) echo refused; exit 0;; esac; echo "${out:-no answer in 3s}"; exit 1; ` +
+		`else python3 -c 'import socket,sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), 3); print("open")
+except ConnectionRefusedError:
+    print("refused")
+except Exception as e:
+    print(e); sys.exit(1)' "$1" "$2"; fi`
+	return host.Script(script, addr, strconv.Itoa(port))
 }
 
 // tcpProbe succeeds when host:port accepts a TCP connection within 3 s.

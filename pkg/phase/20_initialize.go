@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
@@ -35,7 +37,7 @@ func (p *Initialize) Title() string {
 
 // Prepare implements Preparer: the hosts of the class whose engine does not
 // run, the founder first.
-func (p *Initialize) Prepare(_ context.Context) error {
+func (p *Initialize) Prepare(ctx context.Context) error {
 	s := p.state
 	p.targets = nil
 	for _, h := range s.Hosts {
@@ -46,8 +48,41 @@ func (p *Initialize) Prepare(_ context.Context) error {
 	if p.controllers {
 		leader := s.Leader()
 		sort.SliceStable(p.targets, func(i, j int) bool { return p.targets[i] == leader && p.targets[j] != leader })
+		if len(p.targets) > 0 && p.targets[0] == leader && s.ColdBootstrap() {
+			return p.checkEndpoint(ctx, leader)
+		}
 	}
 	return nil
+}
+
+// checkEndpoint refuses a cold bootstrap whose fixed control-plane endpoint
+// (kubeadm's controlPlaneEndpoint) does not answer from the founder:
+// kubeadm init writes every kubeconfig against it and joining nodes
+// bootstrap through it, so "join through the founder until the VIP
+// answers" cannot hold (docs/reference/engines.md 8). A refused
+// connection is an answer: a load balancer passes it on to an API server
+// that is not up yet. The founder's own address always will answer.
+func (p *Initialize) checkEndpoint(ctx context.Context, founder *node.Host) error {
+	s := p.state
+	fe, ok := s.Engine.(engine.FixedEndpoint)
+	if !ok || founder.Conn == nil {
+		return nil
+	}
+	spec := founder.EffectiveSpec()
+	ep := fe.ControlPlaneEndpoint(s.EffectiveCluster(), spec)
+	for _, own := range []string{spec.PrivateAddress, founder.Spec.Address(), founder.NodeName(), founder.Facts.FQDN} {
+		if own != "" && strings.EqualFold(ep, own) {
+			return nil
+		}
+	}
+	err := s.Live(ctx, founder, ep, s.Engine.APIPort())
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("the control-plane endpoint %s:%d (spec.config.loadbalancer) does not answer from the founder %s (%s): %v. "+
+		"kubeadm init writes every kubeconfig against it and joining nodes bootstrap through it, so no node could join. "+
+		"Point spec.config.loadbalancer at a load balancer that already forwards port %d to %s, or leave it unset to use %s's own address",
+		ep, s.Engine.APIPort(), founder, spec.PrivateAddress, err, s.Engine.APIPort(), spec.PrivateAddress, founder)
 }
 
 // ShouldRun implements Conditional.
