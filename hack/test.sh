@@ -19,6 +19,9 @@ go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/... ./internal/...
 echo "== fleet harness and test engine"
 go test -count=1 -p 1 -timeout 30m ./test/fleet/... ./test/engine/...
 
+echo "== fault tests"
+go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
+
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
 suite() {
   local name=$1; shift
