@@ -11,7 +11,7 @@ import (
 )
 
 // TestClusterPhases runs the walks docs/e2e.md lists in one process:
-// apply, then a converged re-run, then join, upgrade and reset. The walks
+// apply, then a converged re-run, then labels, join, upgrade and reset. The walks
 // after apply start from the cluster the apply walk installed.
 func TestClusterPhases(t *testing.T) {
 	w := provision(t)
@@ -48,6 +48,16 @@ func TestClusterPhases(t *testing.T) {
 		e2eutil.AssertConverged(t, in.Inspector, hosts, func(dry bool) *node.Report {
 			return runWhole(t, w, pkg.Path, w.applyPath, dry).r
 		})
+	})
+
+	t.Run("labels", func(t *testing.T) {
+		if w.stage {
+			t.Skipf("%s is set: the labels walk needs a running engine", envStageOnly)
+		}
+		if !applied {
+			t.Fatal("the apply walk failed: there is no cluster to label")
+		}
+		labelsWalk(t, w, in, pkg)
 	})
 
 	t.Run("join", func(t *testing.T) {
