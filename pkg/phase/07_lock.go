@@ -100,6 +100,7 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
 	create := host.Script(lockCreateScript, LockPath, id)
+	start := time.Now()
 	take := func(ctx context.Context) error {
 		// The lock can change under us (removed, or stale and taken
 		// over): try again at once, a few times, before waiting.
@@ -127,15 +128,21 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 				}
 				continue
 			}
-			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s. If no run is active, the lock expires %s after its last touch",
-				holderName(holder), LockPath, age.Round(time.Second), p.Wait, lockStaleAfter)
+			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s of the %s allowed. If no run is active, the lock expires %s after its last touch",
+				holderName(holder), LockPath, age.Round(time.Second), time.Since(start).Round(time.Second), p.Wait, lockStaleAfter)
 		}
 		return fmt.Errorf("%s changed under every attempt to take it", LockPath)
 	}
 	return retry.Do(ctx, retry.Policy{
-		Wait: lockRetryEvery, Timeout: p.Wait,
+		Wait: lockPollEvery(p.Wait), Timeout: p.Wait,
 		Log: p.state.Logger(), Level: slog.LevelInfo, Message: "waiting for lock", Attrs: []any{"host", h.String()},
 	}, take)
+}
+
+// lockPollEvery is the pause between attempts: lockRetryEvery, or less
+// for a short wait, so that a --lock-wait under it still tries again.
+func lockPollEvery(wait time.Duration) time.Duration {
+	return min(lockRetryEvery, max(wait/4, 250*time.Millisecond))
 }
 
 // readLock returns what the lock holds, as read (show it only through

@@ -158,3 +158,11 @@ func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
 	s.Options.InstanceID = "me;1"
 	require.ErrorContains(t, prepare(ctx, &AcquireLock{}, s), "is not letters, digits")
 }
+
+// A --lock-wait at or under the usual 5 s pause still polls more than once.
+func TestLockPollEvery(t *testing.T) {
+	assert.Equal(t, lockRetryEvery, lockPollEvery(90*time.Second))
+	assert.Equal(t, time.Second, lockPollEvery(4*time.Second))
+	assert.Equal(t, 250*time.Millisecond, lockPollEvery(time.Second))
+	assert.Less(t, lockPollEvery(5*time.Second), 5*time.Second)
+}
