@@ -394,7 +394,7 @@ func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) erro
 // finishScript checks what arrived, then puts it in place, owner before
 // mode (chown clears a setuid bit), and relabels it as WriteFile does.
 const finishScript = `set -e
-got=$(sha256sum < "$1")
+` + durable + `got=$(sha256sum < "$1")
 got=${got%% *}
 if [ "$got" != "$3" ]; then
 	rm -f -- "$1"
@@ -403,7 +403,9 @@ if [ "$got" != "$3" ]; then
 fi
 [ -z "$5" ] || chown -- "$5" "$1"
 chmod "$4" "$1"
+cs_sync "$1"
 mv -f -- "$1" "$2"
+cs_sync "$(dirname -- "$2")"
 p=$2
 ` + restorecon
 

@@ -23,7 +23,7 @@ const probeScript = `if [ -e "$1" ]; then ` + statFormat + `"$1"; if [ -f "$1" ]
 // be renamed onto, only rewritten where it is. Then restorecon gives the
 // file the label its path should have (see restorecon).
 const writeScript = `set -e
-p=$1 mode=$2 owner=$3 how=$4
+` + durable + `p=$1 mode=$2 owner=$3 how=$4
 d=$(dirname -- "$p")
 mkdir -p -- "$d"
 t=$(mktemp "$d/.$(basename -- "$p").cargoship-XXXXXX")
@@ -31,13 +31,22 @@ trap 'rm -f -- "$t"' EXIT
 cat > "$t"
 [ -z "$owner" ] || chown -- "$owner" "$t"
 chmod "$mode" "$t"
+cs_sync "$t"
 if ! err=$(mv -f -- "$t" "$p" 2>&1); then
 	[ "$how" = inplace ] || { printf '%s\n' "$err" >&2; exit 1; }
 	[ -z "$owner" ] || chown -- "$owner" "$p"
 	chmod "$mode" "$p"
 	cat -- "$t" > "$p"
 fi
+cs_sync "$d"
 ` + restorecon
+
+// durable defines cs_sync FILE: the file's bytes reach the disk before the
+// rename that publishes it, so a power cut leaves the old file or the new
+// one, never an empty or partial one under the final name. sync with file
+// arguments is coreutils 8.24 and busybox 1.30; older ones sync everything.
+const durable = `cs_sync() { sync -- "$1" 2>/dev/null || sync; }
+`
 
 // restorecon relabels "$p" where SELinux tools exist, best effort: a file
 // created in a directory gets that directory's type, not the one the
