@@ -4,15 +4,14 @@ package pkgfile
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/internal/costtest"
 )
 
 // Each crafted package below is opened (verify-only, as inspect does) in a
@@ -34,7 +33,7 @@ func TestMain(m *testing.M) {
 			fmt.Println("opened")
 			_ = p.Close()
 		}
-		printPeakRSS()
+		costtest.PrintPeakRSS()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -82,7 +81,7 @@ func TestCraftedPackagesStayCheap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, took, rss := openInChild(t, c.pkg)
+			out, took, rss := costtest.RunChild(t, openCaseEnv, c.pkg, openTime)
 			re := regexp.MustCompile(c.want)
 			if !re.MatchString(strings.TrimSpace(out)) {
 				t.Errorf("want %s, got:\n%.2000s", c.want, out)
@@ -112,54 +111,4 @@ func bigChecksums(t *testing.T, demo string) string {
 		es[sums].data = b.Bytes()
 		return es
 	})
-}
-
-// openInChild opens pkg in a child process killed after openTime and
-// returns what it printed, its run time and its peak resident memory.
-func openInChild(t *testing.T, pkg string) (string, time.Duration, int64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), openTime)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), openCaseEnv+"="+pkg)
-	start := time.Now()
-	out, err := cmd.Output()
-	took := time.Since(start)
-	if ctx.Err() != nil {
-		t.Fatalf("still running after %v; killed", openTime)
-	}
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	text, rss := splitPeakRSS(t, string(out))
-	return text, took, rss
-}
-
-// printPeakRSS ends a child's output with its peak resident memory, read
-// from /proc: the rusage a parent gets counts the parent's own memory too,
-// which the child inherits until it execs.
-func printPeakRSS() {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		fmt.Println("peak-rss-unknown")
-		return
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if kb, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			fmt.Println("peak-rss-kib " + strings.TrimSpace(strings.TrimSuffix(kb, "kB")))
-			return
-		}
-	}
-	fmt.Println("peak-rss-unknown")
-}
-
-// splitPeakRSS takes the last line printPeakRSS wrote off a child's output.
-func splitPeakRSS(t *testing.T, out string) (string, int64) {
-	t.Helper()
-	body, last, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "peak-rss-kib ")
-	kib, err := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
-	if err != nil {
-		t.Fatalf("the child did not report its peak memory:\n%s", out)
-	}
-	return body, kib << 10
 }

@@ -3,15 +3,14 @@
 package v1alpha1
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/internal/costtest"
 )
 
 // Each document below is parsed in a child process (this test binary run
@@ -87,14 +86,14 @@ func costChild(name string) int {
 	} else {
 		fmt.Println(fs.String())
 	}
-	printPeakRSS()
+	costtest.PrintPeakRSS()
 	return 0
 }
 
 func TestCraftedDocumentsStayCheap(t *testing.T) {
 	for name, c := range costCases {
 		t.Run(name, func(t *testing.T) {
-			out, took, rss := runCostChild(t, costCaseEnv, name)
+			out, took, rss := costtest.RunChild(t, costCaseEnv, name, costTime)
 			switch {
 			case c.want == "" && out != "loaded\n":
 				t.Errorf("refused:\n%s", out)
@@ -107,27 +106,6 @@ func TestCraftedDocumentsStayCheap(t *testing.T) {
 			t.Logf("%v, %d MiB", took.Round(time.Millisecond), rss>>20)
 		})
 	}
-}
-
-// runCostChild runs this test binary on one case, killed after costTime,
-// and returns its output, run time and peak resident memory.
-func runCostChild(t *testing.T, env, name string) (string, time.Duration, int64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), costTime)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env+"="+name)
-	start := time.Now()
-	out, err := cmd.Output()
-	took := time.Since(start)
-	if ctx.Err() != nil {
-		t.Fatalf("still running after %v; killed", costTime)
-	}
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	text, rss := splitPeakRSS(t, string(out))
-	return text, took, rss
 }
 
 // keys is one block mapping of n keys.
@@ -190,33 +168,4 @@ func bigLiteral() string {
 		b.WriteString(line)
 	}
 	return b.String()
-}
-
-// printPeakRSS ends a child's output with its peak resident memory, read
-// from /proc: the rusage a parent gets counts the parent's own memory too,
-// which the child inherits until it execs.
-func printPeakRSS() {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		fmt.Println("peak-rss-unknown")
-		return
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if kb, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			fmt.Println("peak-rss-kib " + strings.TrimSpace(strings.TrimSuffix(kb, "kB")))
-			return
-		}
-	}
-	fmt.Println("peak-rss-unknown")
-}
-
-// splitPeakRSS takes the last line printPeakRSS wrote off a child's output.
-func splitPeakRSS(t *testing.T, out string) (string, int64) {
-	t.Helper()
-	body, last, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "peak-rss-kib ")
-	kib, err := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
-	if err != nil {
-		t.Fatalf("the child did not report its peak memory:\n%s", out)
-	}
-	return body, kib << 10
 }
