@@ -21,6 +21,10 @@ const (
 	startPhase  = "Initialize Controller"
 )
 
+// enginePhases are the phases from the founder's start to the workers'
+// join, in which the mid-engine-start kill may land.
+var enginePhases = []string{startPhase, "Apply manifests", "Initialize Worker"}
+
 // Throughput to a throttled host: slow enough to catch the blob half-way,
 // fast enough not to hold the run up.
 const slow = 3 << 20
@@ -97,11 +101,16 @@ func operatorKilled(t *testing.T, w *world) {
 		return s == "activating" || s == "active"
 	})
 	second.kill9(t)
+	// The kill follows the unit's state, polled over ssh, and the test
+	// engine comes up in well under a second: on a loaded machine the run
+	// may already be starting the worker. Either way it dies among the
+	// phases that start engines, which is the fault.
 	phases := second.book.all(msg("running phase"))
 	require.NotEmpty(t, phases)
-	assert.Equal(t, startPhase, phases[len(phases)-1]["phase"], "killed while starting the engine")
+	assert.Contains(t, enginePhases, phases[len(phases)-1]["phase"], "killed while starting an engine")
 	_, ready := second.book.find(msg("node ready", "host", controller))
-	t.Logf("killed with %s's engine %s (node ready logged: %v)", controller, w.unitState(t, controller, "k3s"), ready)
+	_, workerJoined := second.book.find(msg("node ready", "host", worker))
+	t.Logf("killed in %s with %s's engine %s (node ready logged: %v; %s: %v)", phases[len(phases)-1]["phase"], controller, w.unitState(t, controller, "k3s"), ready, worker, workerJoined)
 	w.assertLock(t, second.id(), w.hosts...)
 	for _, h := range w.hosts {
 		w.assertPlacedVerified(t, h)
@@ -113,7 +122,9 @@ func operatorKilled(t *testing.T, w *world) {
 		_, took := book.find(msg("taking over a stale lock", "host", h, "holder", second.id()))
 		assert.True(t, took, "%s: the killed run's lock is taken over once stale", h)
 	}
-	assert.True(t, changed(rep, worker, "Initialize Worker", ""), "the worker the kills kept out joins")
+	if !workerJoined {
+		assert.True(t, changed(rep, worker, "Initialize Worker", ""), "the worker the kills kept out joins")
+	}
 	nodes := clusterNodes(t, w)
 	for _, h := range w.hosts {
 		assert.True(t, nodes[h].Ready, "%s is a Ready node", h)
