@@ -145,13 +145,14 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 					return
 				}
 				assert.Equal(t, "binary", h.Route, name)
-				staged := in.root(t, name, "stat -c %a /usr/local/bin/.k3s.cargoship-staged; sha256sum /usr/local/bin/.k3s.cargoship-staged | cut -d' ' -f1")
+				staged := in.root(t, name, "stat -c %a "+node.StagedPath(pkg.Binary)+"; sha256sum "+node.StagedPath(pkg.Binary)+" | cut -d' ' -f1")
 				assert.Equal(t, "755\n"+bin.SHA256, staged, "%s: the executable waits, staged, beside its target", name)
-				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s.service | head -1"), "%s: systemd knows the unit", name)
+				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(true)+".service | head -1"), "%s: systemd knows the unit", name)
 			})
 		}},
 		{"Test_18_ImportImages", "Import images", false, func(t *testing.T, s *node.Fleet) {
-			// k3s imports its images directory by itself: nothing to import.
+			// k3s and rke2 import their images directory by themselves:
+			// nothing to import.
 			assert.True(t, s.Engine.ImportsImagesDirByItself())
 		}},
 		{"Test_19_ConfigureEngine", "Configure engine", false, func(t *testing.T, s *node.Fleet) {
@@ -183,13 +184,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
-					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a /usr/local/bin/k3s | tr '\\n' ' '; sha256sum /usr/local/bin/k3s | cut -d' ' -f1"), name)
-					_, staged := in.try(t, name, "test -e /usr/local/bin/.k3s.cargoship-staged")
+					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a "+pkg.Binary+" | tr '\\n' ' '; sha256sum "+pkg.Binary+" | cut -d' ' -f1"), name)
+					_, staged := in.try(t, name, "test -e "+node.StagedPath(pkg.Binary))
 					assert.False(t, staged, "%s: the staged copy was moved, not copied", name)
 					return
 				}
 				assert.Equal(t, "install ok installed", in.root(t, name, "dpkg-query -W -f='${Status}' cargoship-e2e-agent"), "%s: apt installed the uploaded .deb", name)
-				assert.NotEmpty(t, in.root(t, name, "systemctl cat k3s-agent.service | head -1"), name)
+				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(false)+".service | head -1"), name)
 			})
 		}},
 		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", true, nil},

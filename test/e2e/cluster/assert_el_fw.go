@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,13 +27,14 @@ func elNote(t *testing.T, w *world, s *node.Fleet, title string) {
 }
 
 // assertFirewall checks one host's firewall from inside: every peer and
-// the cluster networks trusted, the kubelet port open everywhere and the
-// API port on controllers, through the front end the host runs.
+// the cluster networks trusted, the kubelet port open everywhere and, on
+// controllers, the API port and the engine's join port (the same 6443 for
+// k3s, 9345 for rke2), through the front end the host runs.
 func assertFirewall(t *testing.T, w *world, in *inspector, s *node.Fleet, name string, h *node.Host) {
 	t.Helper()
-	port := "10250"
+	ports := []string{"10250"}
 	if h.IsController() {
-		port = "6443"
+		ports = slices.Compact([]string{strconv.Itoa(s.Engine.APIPort()), strconv.Itoa(s.Engine.JoinPort())})
 	}
 	var peers []string
 	for _, p := range s.Hosts {
@@ -55,19 +58,26 @@ func assertFirewall(t *testing.T, w *world, in *inspector, s *node.Fleet, name s
 			assert.Contains(t, entries, p, "%s: firewalld ipset lacks peer %s", name, p)
 		}
 		assert.Contains(t, in.root(t, name, "firewall-cmd --zone=trusted --list-sources"), "ipset:"+firewall.IPSetNodes)
-		assert.Contains(t, in.root(t, name, "firewall-cmd --info-service="+firewall.FirewalldServ), port+"/tcp")
+		service := in.root(t, name, "firewall-cmd --info-service="+firewall.FirewalldServ)
+		for _, port := range ports {
+			assert.Contains(t, service, port+"/tcp", "%s: firewalld opens %s", name, port)
+		}
 	case firewall.NameUFW:
 		status := in.root(t, name, "ufw status")
 		for _, p := range peers {
 			assert.Contains(t, status, p, "%s: ufw lacks peer %s", name, p)
 		}
-		assert.Contains(t, status, port+"/tcp")
+		for _, port := range ports {
+			assert.Contains(t, status, port+"/tcp", "%s: ufw opens %s", name, port)
+		}
 	default:
 		table := in.root(t, name, "nft list table "+firewall.NFTTable)
 		for _, p := range peers {
 			assert.Contains(t, table, p, "%s: nftables table lacks peer %s", name, p)
 		}
-		assert.Regexp(t, `dport [^\n]*\b`+port+`\b`, table, "%s: the port is open", name)
+		for _, port := range ports {
+			assert.Regexp(t, `dport [^\n]*\b`+port+`\b`, table, "%s: port %s is open", name, port)
+		}
 		if w.backend == backendContainer && (name == "kw0" || name == "kw1") {
 			t.Errorf("%s should run %s, the suite enabled it", name, map[string]string{"kw0": "firewalld", "kw1": "ufw"}[name])
 		}

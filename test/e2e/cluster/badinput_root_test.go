@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -63,7 +64,7 @@ func badInput(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	for _, h := range w.views.Apply.Spec.Hosts {
 		before[h.Hostname] = in.fingerprint(t, h.Hostname)
 	}
-	armPkg := buildArchPackage(t, "arm64")
+	armPkg := buildArchPackage(t, w.distro, "arm64")
 	for _, bc := range badInputCases(w, armPkg) {
 		t.Run(bc.name, func(t *testing.T) {
 			inv := w.applyPath
@@ -85,10 +86,10 @@ func badInput(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 }
 
 // buildArchPackage makes a small package for one architecture only.
-func buildArchPackage(t *testing.T, arch string) string {
+func buildArchPackage(t *testing.T, d e2eutil.Distro, arch string) string {
 	t.Helper()
 	dir := t.TempDir()
-	def := "kind: ZarfDistro\nmetadata:\n  name: other-arch\n  version: 0.0.1\n  architectures: [" + arch + "]\nspec:\n  type: k3s\n  version: " + engineVersion + "\n  config:\n    files:\n      - source: motd\n        target: /etc/cargoship-e2e/other-arch\n"
+	def := "kind: ZarfDistro\nmetadata:\n  name: other-arch\n  version: 0.0.1\n  architectures: [" + arch + "]\nspec:\n  type: " + d.Name + "\n  version: " + d.Version + "\n  config:\n    files:\n      - source: motd\n        target: /etc/cargoship-e2e/other-arch\n"
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // after apply start from the cluster the apply walk installed.
 func TestClusterPhases(t *testing.T) {
 	w := provision(t)
-	pkg := buildTestPackage(t, engineVersion, engineVersionBuilt)
+	pkg := buildTestPackage(t, w.distro, false)
 	in := newInspector(t, w)
 	w.prepareFirewalls(t, in)
 
@@ -79,7 +79,7 @@ func TestClusterPhases(t *testing.T) {
 	up, upErr := upgradeEnabled()
 	var newer *testPackage
 	if upErr == nil && up && !w.stage && applied {
-		newer = buildTestPackage(t, upgradeVersion, upgradeBuilt)
+		newer = buildTestPackage(t, w.distro, true)
 	}
 	t.Run("upgrade", func(t *testing.T) {
 		require.NoError(t, upErr)

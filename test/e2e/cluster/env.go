@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
 // The suite's knobs, all under one prefix. Each is read when asked rather
@@ -17,6 +20,7 @@ const (
 	envStageOnly = envPrefix + "STAGE_ONLY"
 	envUpgrade   = envPrefix + "UPGRADE"
 	envKeep      = envPrefix + "KEEP_FLEET"
+	envDistro    = envPrefix + "DISTRO"
 )
 
 // Backends the suite knows.
@@ -55,4 +59,22 @@ func backendName() string {
 		return v
 	}
 	return backendContainer
+}
+
+// suiteDistro is the engine the test package installs, k3s by default
+// (docs/e2e.md, Knobs). upstream is refused rather than skipped: its walks
+// need real Kubernetes, which the test engine does not stand in for.
+func suiteDistro() (e2eutil.Distro, error) {
+	switch v := os.Getenv(envDistro); v {
+	case "", v1alpha1.EngineK3s:
+		return e2eutil.K3s, nil
+	case v1alpha1.EngineRKE2:
+		return e2eutil.RKE2, nil
+	case v1alpha1.EngineUpstream:
+		return e2eutil.Distro{}, fmt.Errorf("%s=%s cannot run yet: the upstream walks need kubeadm, a kubelet and a control plane "+
+			"of real Kubernetes built from source, and the test engine is a double of k3s and rke2 only (docs/test-engine.md); "+
+			"use %s or %s", envDistro, v, v1alpha1.EngineK3s, v1alpha1.EngineRKE2)
+	default:
+		return e2eutil.Distro{}, fmt.Errorf("%s=%q is not a distro: use %s, %s or %s", envDistro, v, v1alpha1.EngineK3s, v1alpha1.EngineRKE2, v1alpha1.EngineUpstream)
+	}
 }

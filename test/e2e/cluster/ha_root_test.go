@@ -21,6 +21,8 @@ import (
 // upgrade, a reset takes the founder out (the next controller becomes the
 // first server, the others are repointed to it) and an apply puts it back.
 func TestThreeControllers(t *testing.T) {
+	distro, err := suiteDistro()
+	require.NoError(t, err)
 	stage, err := stageOnly()
 	require.NoError(t, err)
 	if stage {
@@ -32,7 +34,7 @@ func TestThreeControllers(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the container fleet needs root: run as root, as CI does")
 	}
-	w := &world{backend: backendContainer, log: testLogger(t)}
+	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
@@ -51,7 +53,7 @@ func TestThreeControllers(t *testing.T) {
 	require.NoError(t, err)
 	w.setViews(t, c, "")
 	in := newInspector(t, w)
-	pkg := buildTestPackage(t, engineVersion, engineVersionBuilt)
+	pkg := buildTestPackage(t, distro, false)
 
 	rep := runWhole(t, w, pkg.Path, w.applyPath, false)
 	var founded, joined []string
@@ -71,13 +73,12 @@ func TestThreeControllers(t *testing.T) {
 	for n, node := range nodes {
 		assert.True(t, node.Ready, "%s Ready", n)
 	}
-	founder := in.root(t, "kc0", "cat /etc/rancher/k3s/config.yaml")
-	assert.Contains(t, founder, "cluster-init: true")
-	assert.NotContains(t, founder, "server:")
+	founder := in.engineConfig(t, "kc0")
+	assertFirstServer(t, in, founder, "kc0 founded the cluster")
 	kc0, err := f.Host("kc0")
 	require.NoError(t, err)
 	for _, h := range []string{"kc1", "kc2"} {
-		assert.Contains(t, in.root(t, h, "cat /etc/rancher/k3s/config.yaml"), fmt.Sprintf("server: https://%s:6443", kc0.Address), "%s joined through the founder", h)
+		assert.Contains(t, in.engineConfig(t, h), fmt.Sprintf("server: https://%s:%d", kc0.Address, in.eng.JoinPort()), "%s joined through the founder, on the engine's join port", h)
 	}
 
 	again := runWhole(t, w, pkg.Path, w.applyPath, false)
@@ -87,7 +88,7 @@ func TestThreeControllers(t *testing.T) {
 	// Upgrading three controllers: one at a time, each back Ready at the
 	// new version before the next is drained (kubectl goes through another
 	// controller meanwhile), all before the worker.
-	newer := buildTestPackage(t, upgradeVersion, upgradeBuilt)
+	newer := buildTestPackage(t, distro, true)
 	up := runWhole(t, w, newer.Path, w.applyPath, false)
 	var order []string
 	for _, ch := range up.Ordered() {
@@ -99,7 +100,7 @@ func TestThreeControllers(t *testing.T) {
 	assert.ElementsMatch(t, []string{"kc0", "kc1", "kc2"}, order[:3], "controllers first")
 	assert.Equal(t, "kw0", order[3])
 	for n, node := range clusterNodes(t, in, "kc1") {
-		assert.Equal(t, upgradeBuilt, node.KubeletVersion, n)
+		assert.Equal(t, distro.UpgradeBuilt, node.KubeletVersion, n)
 		assert.True(t, node.Ready, "%s Ready", n)
 		assert.False(t, node.Unschedulable, "%s uncordoned", n)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/cli"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
 // cargoship runs the CLI's own command tree with args, as a user would.
@@ -32,7 +33,7 @@ func TestCustomImagesPathRefusedForK3s(t *testing.T) {
 	definition := func(path string) string {
 		dir := t.TempDir()
 		def := "kind: ZarfDistro\nmetadata:\n  name: custom-images\n  version: 0.0.1\n  architectures: [amd64]\n" +
-			"spec:\n  type: k3s\n  version: " + engineVersion + "\n  config:\n    imageConfig:\n      path: " + path + "\n" +
+			"spec:\n  type: k3s\n  version: " + e2eutil.K3s.Version + "\n  config:\n    imageConfig:\n      path: " + path + "\n" +
 			"    files:\n      - source: motd\n        target: /etc/cargoship-e2e/custom-images\n"
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "motd"), []byte("x\n"), 0o644))

@@ -22,8 +22,8 @@ const (
 
 // labelsWalk changes one worker's labels and taints in the inventory and
 // applies: the node carries them, set through the API, and its engine is
-// never restarted for it (k3s reads node-label and node-taint only when a
-// node registers, docs/reference/engines.md 3.4). The last apply is of the
+// never restarted for it (k3s and rke2 read node-label and node-taint only
+// when a node registers, docs/reference/engines.md 3.4). The last apply is of the
 // inventory as it was, so the walks after this one start from the cluster
 // the apply walk left.
 func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
@@ -38,11 +38,11 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	// The unit's main PID and when it last became active: a restart
 	// changes both.
 	engineProcess := func() string {
-		return in.root(t, worker, "systemctl show -p MainPID -p ActiveEnterTimestampMonotonic k3s-agent")
+		return in.root(t, worker, "systemctl show -p MainPID -p ActiveEnterTimestampMonotonic "+in.eng.Service(false))
 	}
 	started := engineProcess()
 	require.NotContains(t, started, "MainPID=0", "%s's engine runs", worker)
-	config := in.root(t, worker, "cat /etc/rancher/k3s/config.yaml")
+	config := in.engineConfig(t, worker)
 
 	inventory := func(labels map[string]string, taints []string) string {
 		c := cloneCluster(t, w.views.Apply)
@@ -91,8 +91,8 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		assert.Equal(t, "a", n.Labels[e2eLabel])
 		assert.Equal(t, []string{e2eTaintKey + "=edge:" + e2eTaintEffect}, taintsOf(n))
 		assert.Equal(t, e2eLabel, n.Annotations["cargoship.colonel-byte.dev/labels"], "cargoship records what it manages")
-		assert.True(t, said(rep, "Sync Registry Config Worker", "wrote /etc/rancher/k3s/config.yaml"), "config.yaml matches what a fresh node would get")
-		assert.Contains(t, in.root(t, worker, "cat /etc/rancher/k3s/config.yaml"), e2eLabel+"=a")
+		assert.True(t, said(rep, "Sync Registry Config Worker", "wrote "+in.eng.Paths().Config), "config.yaml matches what a fresh node would get")
+		assert.Contains(t, in.engineConfig(t, worker), e2eLabel+"=a")
 		noRestart(t, rep, "a label and a taint added")
 	})
 
@@ -109,7 +109,7 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		n := clusterNodes(t, in, ctl)[worker]
 		assert.NotContains(t, n.Labels, e2eLabel, "the label cargoship set is removed")
 		assert.NotContains(t, n.Annotations, "cargoship.colonel-byte.dev/labels")
-		assert.Equal(t, config, in.root(t, worker, "cat /etc/rancher/k3s/config.yaml"), "config.yaml is as the apply walk wrote it")
+		assert.Equal(t, config, in.engineConfig(t, worker), "config.yaml is as the apply walk wrote it")
 		noRestart(t, rep, "the inventory as it was")
 		for _, other := range clusterNodes(t, in, ctl) {
 			assert.True(t, other.Ready, "%s Ready", other.Name)

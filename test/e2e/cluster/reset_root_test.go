@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goccy/go-yaml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,12 +30,12 @@ const (
 
 // resetOptions are the options `cargoship reset` runs with: the suite's
 // run options, the package the cluster was installed from (every file it
-// placed is removed too) or, without one, the engine named as --distro
-// k3s would, and the hosts --target-hosts names (none: the whole cluster).
+// placed is removed too) or, without one, the run's engine named as
+// --distro names it, and the hosts --target-hosts names (none: the whole cluster).
 func (w *world) resetOptions(pkgPath, inventory string, targets []string, dry bool) action.Options {
 	o := w.runOptions(pkgPath, inventory, dry)
 	if pkgPath == "" {
-		o.Engine = "k3s"
+		o.Engine = w.distro.Name
 	}
 	o.Phase.TargetHosts = targets
 	return o
@@ -164,21 +165,19 @@ func assertForgotten(t *testing.T, in *inspector, survivors []string, removed, a
 	}
 }
 
-// removedPaths is everything a reset with pkg takes off a k3s host: the
+// removedPaths is everything a reset with pkg takes off a host: the
 // engine's removal list (docs/reset.md, "What a reset removes"),
 // cargoship's own directories, and every target the test package places.
 // Links are the paths removed only when they are symbolic links.
 func removedPaths(t *testing.T, pkg *testPackage) (paths, links []string) {
 	t.Helper()
-	eng, err := engine.For("k3s")
-	require.NoError(t, err)
-	rm := eng.Removal()
+	rm := pkg.Distro.Engine().Removal()
 	paths = append(append(paths, rm.Files...), rm.Dirs...)
 	paths = append(paths, node.ConfigDir, node.StateDir, pkg.MOTD, pkg.Deb)
-	layout, err := testengine.Layout("k3s")
+	layout, err := testengine.Layout(pkg.Distro.Name)
 	require.NoError(t, err)
 	for _, f := range layout {
-		paths = append(paths, f.Target) // /usr/local/bin/k3s, /usr/bin/kubectl, units, scripts
+		paths = append(paths, f.Target) // the engine binary, its kubectl, units, scripts
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths), rm.Links
@@ -196,10 +195,9 @@ func assertUninstalled(t *testing.T, in *inspector, pkg *testPackage, hostname s
 	left := in.root(t, hostname, script)
 	assert.Empty(t, left, "%s: still present after the reset", hostname)
 
-	procs, running := in.try(t, hostname, "pgrep -a k3s")
+	eng := pkg.Distro.Engine()
+	procs, running := in.try(t, hostname, "pgrep -a "+eng.Name())
 	assert.False(t, running, "%s: an engine process still runs:\n%s", hostname, procs)
-	eng, err := engine.For("k3s")
-	require.NoError(t, err)
 	for _, unit := range slices.Concat(eng.Services(true), eng.Services(false)) {
 		_, has := in.try(t, hostname, "systemctl cat "+unit+" >/dev/null 2>&1")
 		assert.False(t, has, "%s: systemd still knows %s", hostname, unit)
@@ -290,6 +288,11 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 	hosts := hostnames(w)
 	survivors := slices.DeleteFunc(slices.Clone(hosts), func(h string) bool { return h == target })
 	addr := addressOf(t, w, target)
+	controller := false
+	for _, h := range w.views.All.Spec.Hosts {
+		controller = controller || h.Hostname == target && h.IsController()
+	}
+	unit, paths := in.eng.Service(controller), in.eng.Paths()
 
 	if !t.Run("dry run", func(t *testing.T) {
 		before := fingerprints(t, in, hosts)
@@ -299,9 +302,9 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 		}
 		on := linesOn(dry, target)
 		for _, words := range [][]string{
-			{phaseDrain, "cordon and drain node " + target}, {phaseDrain, "stop k3s"}, {phaseDrain, "delete node " + target},
-			{phaseUninstall, "stop and disable k3s"}, {phaseUninstall, "remove /usr/local/bin/k3s"},
-			{phaseUninstall, "remove " + node.StateDir}, {phaseUninstall, "remove /var/lib/rancher/k3s"},
+			{phaseDrain, "cordon and drain node " + target}, {phaseDrain, "stop " + unit}, {phaseDrain, "delete node " + target},
+			{phaseUninstall, "stop and disable " + unit}, {phaseUninstall, "remove " + paths.Binary},
+			{phaseUninstall, "remove " + node.StateDir}, {phaseUninstall, "remove " + paths.DataDir},
 		} {
 			assert.True(t, hasLine(on, words...), "the dry run names %q on %s; it lists:\n%s", words, target, strings.Join(on, "\n"))
 		}
@@ -425,7 +428,7 @@ func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh m
 		dry := runReset(t, w, pkg.Path, w.allPath, nil, true)
 		for _, h := range hosts {
 			sameFingerprint(t, h, before[h], in.fingerprint(t, h), "a whole reset dry run changed a byte")
-			assert.True(t, hasLine(linesOn(dry, h), phaseUninstall, "remove /usr/local/bin/k3s"), "%s: the dry run names the uninstall", h)
+			assert.True(t, hasLine(linesOn(dry, h), phaseUninstall, "remove "+in.eng.Paths().Binary), "%s: the dry run names the uninstall", h)
 		}
 		assert.Empty(t, unexpectedElsewhere(dry, hosts), "only the document's hosts are named")
 		for _, c := range dry.Changes() {
@@ -467,7 +470,25 @@ func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh m
 // configOf is a host's engine config as the host holds it.
 func configOf(t *testing.T, in *inspector, hostname string) string {
 	t.Helper()
-	return in.root(t, hostname, "cat /etc/rancher/k3s/config.yaml")
+	return in.engineConfig(t, hostname)
+}
+
+// assertFirstServer checks a controller's engine config is the cluster's
+// first server's: it joins through no server, and it holds what the
+// engine's own Repoint makes of it for a first server (cluster-init: true
+// on k3s; rke2 has no such key), so the walk does not restate the engine's
+// rules (docs/reset.md).
+func assertFirstServer(t *testing.T, in *inspector, cfg, why string) {
+	t.Helper()
+	assert.NotContains(t, cfg, "server:", "%s: it joins through none", why)
+	rp, ok := in.eng.(engine.Repointer)
+	require.True(t, ok, "%s nodes name the server they joined through", in.eng.Name())
+	first, err := rp.Repoint([]byte(cfg), "", true)
+	require.NoError(t, err)
+	var want, got map[string]any
+	require.NoError(t, yaml.Unmarshal(first, &want))
+	require.NoError(t, yaml.Unmarshal([]byte(cfg), &got))
+	assert.Equal(t, want, got, "%s: the config is a first server's", why)
 }
 
 // removeFounder takes the cluster's first server out of a cluster of
@@ -486,9 +507,7 @@ func removeFounder(t *testing.T, w *world, in *inspector, pkg *testPackage, foun
 	rep := runReset(t, w, pkg.Path, w.allPath, []string{founder}, false)
 	assert.Empty(t, unexpectedElsewhere(rep, []string{founder}, phaseForget, phaseRepoint), "a survivor changed for more than forgetting %s or a repoint", founder)
 
-	first := configOf(t, in, next)
-	assert.NotContains(t, first, "server:", "%s is the cluster's first server now: it joins through none", next)
-	assert.Contains(t, first, "cluster-init: true", "%s is the cluster's first server now", next)
+	assertFirstServer(t, in, configOf(t, in, next), next+" is the cluster's first server now")
 	assert.True(t, hasLine(linesOn(rep, next), phaseRepoint, "first server"), "%s was repointed:\n%s", next, strings.Join(linesOn(rep, next), "\n"))
 	for _, h := range survivors {
 		if h == next {
@@ -522,9 +541,7 @@ func addFounderBack(t *testing.T, w *world, in *inspector, pkg *testPackage, fou
 	nextAddr := addressOf(t, w, next)
 	runWhole(t, w, pkg.Path, w.allPath, false)
 	assert.Equal(t, nextAddr, engine.ServerOf([]byte(configOf(t, in, founder))), "%s joins through the new first server %s", founder, next)
-	first := configOf(t, in, next)
-	assert.NotContains(t, first, "server:", "%s stays the first server", next)
-	assert.Contains(t, first, "cluster-init: true", "%s stays the first server", next)
+	assertFirstServer(t, in, configOf(t, in, next), next+" stays the first server")
 	nodes := clusterNodes(t, in, next)
 	assert.Len(t, nodes, len(w.views.All.Spec.Hosts))
 	for name, n := range nodes {

@@ -6,20 +6,17 @@ import (
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
-// The test package and the engine versions the walks use are shared with
-// the other suites (test/e2e/e2eutil).
-const (
-	engineVersion      = e2eutil.EngineVersion
-	engineVersionBuilt = e2eutil.EngineVersionBuilt
-	upgradeVersion     = e2eutil.UpgradeVersion
-	upgradeBuilt       = e2eutil.UpgradeBuilt
-)
-
 type testPackage = e2eutil.TestPackage
 
-func buildTestPackage(t testing.TB, version, builtVersion string) *testPackage {
+// buildTestPackage builds the suite's test package for the run's distro
+// (test/e2e/e2eutil, shared with the other suites): at its installed
+// version, or at the one the upgrade walk moves to.
+func buildTestPackage(t testing.TB, d e2eutil.Distro, upgrade bool) *testPackage {
 	t.Helper()
-	return e2eutil.BuildTestPackage(t, version, builtVersion)
+	if upgrade {
+		return e2eutil.BuildDistroPackage(t, d, d.Upgrade, d.UpgradeBuilt)
+	}
+	return e2eutil.BuildDistroPackage(t, d, d.Version, d.Built)
 }
 
 func createPackage(t testing.TB, dir string) string {

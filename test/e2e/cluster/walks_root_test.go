@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +13,7 @@ import (
 // clusterNodes reads the cluster's nodes from inside the first controller.
 func clusterNodes(t *testing.T, in *inspector, ctl string) map[string]node.Node {
 	t.Helper()
-	out := in.root(t, ctl, "k3s kubectl get nodes -o json")
+	out := in.root(t, ctl, in.eng.Kubectl("get", "nodes", "-o", "json"))
 	nodes, err := node.ParseNodes(out)
 	require.NoError(t, err)
 	m := map[string]node.Node{}
@@ -48,7 +49,7 @@ func joinWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	n, ok := after[w.views.Join]
 	require.True(t, ok, "the join host %s is a node", w.views.Join)
 	assert.True(t, n.Ready, "%s Ready", n.Name)
-	assert.Contains(t, n.KubeletVersion, strings.TrimSuffix(pkg.Version, "-k3s1"), "%s runs the cluster's version, got %s", n.Name, n.KubeletVersion)
+	assert.Contains(t, n.KubeletVersion, e2eutil.KubeVersion(pkg.Version), "%s runs the cluster's version, got %s", n.Name, n.KubeletVersion)
 
 	joinAddr := ""
 	for _, h := range w.views.All.Spec.Hosts {
@@ -91,7 +92,7 @@ func upgradeWalk(t *testing.T, w *world, in *inspector, newer *testPackage) {
 	rep := runWhole(t, w, newer.Path, w.allPath, false)
 	ctl := w.firstController()
 	for name, n := range clusterNodes(t, in, ctl) {
-		assert.Equal(t, upgradeBuilt, n.KubeletVersion, "%s runs the new version", name)
+		assert.Equal(t, newer.Distro.UpgradeBuilt, n.KubeletVersion, "%s runs the new version", name)
 		assert.True(t, n.Ready, "%s Ready", name)
 		assert.False(t, n.Unschedulable, "%s uncordoned", name)
 	}

@@ -28,8 +28,10 @@ func (w *world) fleetName() string {
 // world is the fleet a run acts on and what the suite knows about it.
 type world struct {
 	backend string
-	fleet   *fleet.Fleet // container backend only
-	views   views
+	// distro is the engine the test package installs (CARGOSHIP_E2E_DISTRO).
+	distro e2eutil.Distro
+	fleet  *fleet.Fleet // container backend only
+	views  views
 	// applyPath and allPath are inventory files of the two views.
 	applyPath, allPath string
 	knownHosts         string
@@ -51,11 +53,15 @@ func (w *world) standDown(t *testing.T, what, why string) {
 // provision brings up (or reads) the hosts a run acts on.
 func provision(t *testing.T) *world {
 	t.Helper()
+	distro, err := suiteDistro()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stage, err := stageOnly()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{backend: backendName(), stage: stage, log: testLogger(t)}
+	w := &world{backend: backendName(), distro: distro, stage: stage, log: testLogger(t)}
 	switch w.backend {
 	case backendContainer:
 		w.provisionContainers(t)

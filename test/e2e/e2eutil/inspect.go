@@ -114,9 +114,11 @@ func SameFingerprint(t testing.TB, hostname, before, after, why string) {
 }
 
 // fingerprintDirs are the paths cargoship may write (docs/e2e.md, What a
-// run does), with the lock's own directory wherever phase 7 keeps it.
+// run does), rke2's units under /usr/local/lib/systemd included
+// (docs/test-engine.md), with the lock's own directory wherever phase 7
+// keeps it.
 func fingerprintDirs() string {
-	dirs := []string{"/etc", "/usr/local/bin", "/var/lib/cargoship", "/var/lib/rancher", "/run/lock"}
+	dirs := []string{"/etc", "/usr/local/bin", "/usr/local/lib/systemd", "/var/lib/cargoship", "/var/lib/rancher", "/run/lock"}
 	if d := path.Dir(phase.LockPath); !strings.Contains(" "+strings.Join(dirs, " ")+" ", " "+d+" ") {
 		dirs = append(dirs, d)
 	}

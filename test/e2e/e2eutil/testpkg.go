@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	testengine "github.com/colonel-byte/cargoship/test/engine"
@@ -26,23 +27,61 @@ const (
 	UpgradeBuilt       = "v1.35.4+k3s1"
 )
 
+// Distro is the engine a test package carries the test engine as, with the
+// versions the walks install and upgrade to. Everything else the suites
+// assert about the engine (paths, units, ports) comes from Engine
+// (docs/e2e.md, "The test engine").
+type Distro struct {
+	// Name is the definition's spec.type: k3s or rke2.
+	Name string
+	// Version and Built are the release installed, as a definition and as
+	// the binary reports it; Upgrade and UpgradeBuilt the one upgraded to.
+	Version, Built, Upgrade, UpgradeBuilt string
+}
+
+// The distros the test engine can stand in for.
+var (
+	K3s  = Distro{Name: "k3s", Version: EngineVersion, Built: EngineVersionBuilt, Upgrade: UpgradeVersion, UpgradeBuilt: UpgradeBuilt}
+	RKE2 = Distro{Name: "rke2", Version: "1.35.3-rke2r1", Built: "v1.35.3+rke2r1", Upgrade: "1.35.4-rke2r1", UpgradeBuilt: "v1.35.4+rke2r1"}
+)
+
+// Engine is cargoship's engine for the distro: the facts (paths, units,
+// ports, kubectl) the assertions derive from.
+func (d Distro) Engine() engine.Engine {
+	e, err := engine.For(d.Name)
+	if err != nil {
+		panic(err) // K3s and RKE2 are both engines cargoship has
+	}
+	return e
+}
+
+// KubeVersion is the Kubernetes version of a definition version:
+// 1.35.3-k3s1 and 1.35.3-rke2r1 are both 1.35.3.
+func KubeVersion(version string) string {
+	v, _, _ := strings.Cut(version, "-")
+	return v
+}
+
 // TestPackage is a package built for the suites: the test engine in place of
-// k3s (a test double: no k3s binary can be downloaded here), its units, a
-// real .deb for the workers' APT route, a common file, and an image pulled
-// from an in-process registry.
+// k3s or rke2 (a test double: no engine binary can be downloaded here), its
+// units, a real .deb for the workers' APT route, a common file, and an
+// image pulled from an in-process registry.
 type TestPackage struct {
 	Path    string
 	Version string
+	// Distro is the engine the package installs.
+	Distro Distro
 	// Image is the image reference the package carries.
 	Image string
 	// Files are the definition's targets by what they are, for assertions.
 	MOTD, Binary, Deb string
 }
 
-// buildTestEngine builds the test engine stamped with version as a k3s.
-func buildTestEngine(t testing.TB, dir, version string) string {
+// buildTestEngine builds the test engine stamped with version as the
+// distro's engine.
+func buildTestEngine(t testing.TB, dir, distro, version string) string {
 	t.Helper()
-	bin, err := testengine.Build(context.Background(), dir, testengine.Binary{Engine: "k3s", Version: version})
+	bin, err := testengine.Build(context.Background(), dir, testengine.Binary{Engine: distro, Version: version})
 	if err != nil {
 		t.Fatalf("building the test engine: %v", err)
 	}
@@ -68,11 +107,12 @@ type layoutFile struct {
 	local string // path relative to the definition directory
 }
 
-// stageLayout copies every file of the k3s layout beside the definition:
-// the engine binary, the real kubectl k3s runs, units and scripts.
-func stageLayout(t testing.TB, dir, bin string) []layoutFile {
+// stageLayout copies every file of the distro's layout beside the
+// definition: the engine binary, the real kubectl the engine runs, units
+// and scripts.
+func stageLayout(t testing.TB, dir, distro, bin string) []layoutFile {
 	t.Helper()
-	files, err := testengine.Layout("k3s")
+	files, err := testengine.Layout(distro)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,13 +145,13 @@ func stageLayout(t testing.TB, dir, bin string) []layoutFile {
 
 // buildDeb makes a real Debian package with dpkg-deb holding the layout's
 // agent files, so a worker's APT route installs the engine with apt.
-func buildDeb(t testing.TB, dir, debVersion string, layout []layoutFile) string {
+func buildDeb(t testing.TB, dir, distro, debVersion string, layout []layoutFile) string {
 	t.Helper()
 	root := filepath.Join(dir, "debroot")
 	if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	control := "Package: cargoship-e2e-agent\nVersion: " + debVersion + "\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a k3s agent for cargoship's e2e suite\n"
+	control := "Package: cargoship-e2e-agent\nVersion: " + debVersion + "\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a " + distro + " agent for cargoship's e2e suite\n"
 	if err := os.WriteFile(filepath.Join(root, "DEBIAN/control"), []byte(control), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +186,18 @@ type PackageFile struct {
 	Data   []byte
 }
 
-// BuildTestPackage writes the suite's definition and creates the package
-// with cargoship's own create. Controllers take the binary route: the
-// package has no .deb for them. Workers take the APT route: a .deb with the
-// agent's files, installed by apt from the uploaded file. extra are more
-// common files, after the suite's own.
+// BuildTestPackage builds a k3s test package; see BuildDistroPackage.
 func BuildTestPackage(t testing.TB, version, builtVersion string, extra ...PackageFile) *TestPackage {
+	t.Helper()
+	return BuildDistroPackage(t, K3s, version, builtVersion, extra...)
+}
+
+// BuildDistroPackage writes the suite's definition for the distro and
+// creates the package with cargoship's own create. Controllers take the
+// binary route: the package has no .deb for them. Workers take the APT
+// route: a .deb with the agent's files, installed by apt from the uploaded
+// file. extra are more common files, after the suite's own.
+func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, extra ...PackageFile) *TestPackage {
 	t.Helper()
 	dir := t.TempDir()
 	for _, d := range []string{"bin", "layout", "files"} {
@@ -159,8 +205,8 @@ func BuildTestPackage(t testing.TB, version, builtVersion string, extra ...Packa
 			t.Fatal(err)
 		}
 	}
-	bin := buildTestEngine(t, filepath.Join(dir, "bin"), builtVersion)
-	layout := stageLayout(t, dir, bin)
+	bin := buildTestEngine(t, filepath.Join(dir, "bin"), d.Name, builtVersion)
+	layout := stageLayout(t, dir, d.Name, bin)
 	if err := os.WriteFile(filepath.Join(dir, "files/motd"), []byte("managed by cargoship's e2e suite\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +218,10 @@ func BuildTestPackage(t testing.TB, version, builtVersion string, extra ...Packa
 		}
 		fmt.Fprintf(&files, "      - source: %s\n        target: %s\n        perm: \"%04o\"\n", local, f.Target, f.Perm)
 	}
-	deb := buildDeb(t, dir, strings.ReplaceAll(version, "-k3s", "-"), layout)
+	// 1.35.3-k3s1 and 1.35.3-rke2r1 as Debian versions are 1.35.3-1: a
+	// Debian revision starts with a digit.
+	kube, rel, _ := strings.Cut(version, "-")
+	deb := buildDeb(t, dir, d.Name, kube+"-"+strings.TrimPrefix(strings.TrimPrefix(rel, d.Name), "r"), layout)
 	img := startRegistry(t)
 	var osFiles strings.Builder
 	for _, f := range layout {
@@ -195,7 +244,7 @@ metadata:
   version: %[1]s
   architectures: [amd64]
 spec:
-  type: k3s
+  type: %[5]s
   version: %[1]s
   config:
     engine:
@@ -215,13 +264,19 @@ spec:
       compression: zstd
       images:
         - %[3]s
-`, version, osFiles.String(), img, files.String())
+`, version, osFiles.String(), img, files.String(), d.Name)
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	binary := ""
+	for _, f := range layout {
+		if f.Source == testengine.SourceBinary {
+			binary = f.Target
+		}
+	}
 	return &TestPackage{
-		Path: CreatePackage(t, dir), Version: version, Image: img,
-		MOTD: "/etc/cargoship-e2e/motd", Binary: "/usr/local/bin/k3s",
+		Path: CreatePackage(t, dir), Version: version, Distro: d, Image: img,
+		MOTD: "/etc/cargoship-e2e/motd", Binary: binary,
 		Deb: "/var/lib/cargoship/debs/" + filepath.Base(deb),
 	}
 }
