@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test.sh runs every test cargoship has: the unit tests first, then the tests
 # that need root and real hosts (the fleet harness, the test engine), then
-# the phase suite twice against a container fleet: its staging half, and the
-# full walk (apply, converged re-run, join, upgrade). Run it as root.
+# the phase suite three times against a container fleet: its staging half,
+# the full walk (apply, converged re-run, join, upgrade) with the test engine
+# as k3s, and the full walk again with it as rke2 (docs/e2e.md). Run it as
+# root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $(id -u) -ne 0 ]]; then
@@ -36,3 +38,4 @@ suite() {
 }
 suite stage CARGOSHIP_E2E_STAGE_ONLY=1
 suite full CARGOSHIP_E2E_UPGRADE=1
+suite full-rke2 CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
