@@ -104,7 +104,16 @@ func (s *Fleet) WouldPlace(ctx context.Context, h *Host, pl Placement) (bool, er
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", pl.Target, err)
 	}
-	return have != pl.SHA256, nil
+	if have == pl.SHA256 || !pl.Staged {
+		return have != pl.SHA256, nil
+	}
+	// A staged copy that is already right is not sent again (Place's
+	// upload skips it); what it waits for is Install staged files.
+	staged, _, err := host.FileSHA256(ctx, h.Conn, StagedPath(pl.Target))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", StagedPath(pl.Target), err)
+	}
+	return staged != pl.SHA256, nil
 }
 
 // record adds what placing did to the report.
