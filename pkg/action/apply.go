@@ -1,6 +1,10 @@
 package action
 
-import "github.com/colonel-byte/cargoship/pkg/phase"
+import (
+	"slices"
+
+	"github.com/colonel-byte/cargoship/pkg/phase"
+)
 
 // ApplyPhases is the ordered phase list of `cargoship apply` (docs/apply.md).
 func ApplyPhases() []phase.Phase {
@@ -41,42 +45,28 @@ func ApplyPhases() []phase.Phase {
 	}
 }
 
-// PreparePhases runs only the preparation phases of apply, taken from
-// ApplyPhases so the two lists cannot disagree on order or wiring.
+// PreparePhases runs only the preparation phases of apply: those whose
+// class is lifecycle, host preflight or prepare, taken from ApplyPhases so
+// the two lists cannot disagree on order or wiring.
 func PreparePhases() []phase.Phase {
-	keep := map[string]bool{
-		"Connect to hosts": true, "Detect host operating systems": true, "Gather host facts": true,
-		"Validate hosts": true, "Acquire exclusive host lock": true, "Prepare hosts": true,
-		"Prepare hosts - Enterprise Linux support":                  true,
-		"Prepare hosts - Enterprise Linux support - Fapolicyd":      true,
-		"Prepare hosts - Enterprise Linux support - SELinux policy": true,
-		"Updating hosts file for clusters nodes":                    true, "Updating hosts firewall": true,
-		"Release exclusive host lock": true, "Disconnect from hosts": true,
-	}
-	var out []phase.Phase
-	for _, p := range ApplyPhases() {
-		if keep[p.Title()] {
-			out = append(out, p)
-		}
-	}
-	return out
+	return applyPhasesOf(phase.Lifecycle, phase.Preflight, phase.Prepare)
 }
 
 // StagePhases is apply's staging half (docs/reference/behaviour.md, "The
-// staging half of apply"): every phase that stages files and renders
-// configuration, and none that installs, starts or queries the engine.
-// Benchmarks and the stage-only suite walk it.
+// staging half of apply"): every phase but those of the engine class, so
+// none installs, starts or queries the engine. Benchmarks and the
+// stage-only suite walk it.
 func StagePhases() []phase.Phase {
+	return applyPhasesOf(phase.Lifecycle, phase.Preflight, phase.ClusterPreflight, phase.Prepare, phase.Stage)
+}
+
+// applyPhasesOf is ApplyPhases kept to the phases of the given classes.
+func applyPhasesOf(classes ...phase.Class) []phase.Phase {
 	var out []phase.Phase
 	for _, p := range ApplyPhases() {
-		switch p.Title() {
-		case "Import images", "Initialize Controller", "Apply manifests", "Initialize Worker",
-			"Upgrade Controller", "Upgrade Worker", "Install staged files",
-			"Sync Registry Config Controller", "Sync Registry Config Worker",
-			"Updating kubeconfig file with the current cluster", "Labeling nodes with their profile group":
-			continue
+		if c, ok := phase.ClassOf(p); ok && slices.Contains(classes, c) {
+			out = append(out, p)
 		}
-		out = append(out, p)
 	}
 	return out
 }

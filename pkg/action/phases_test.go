@@ -48,3 +48,36 @@ func modeOf(p phase.Phase) phase.DryRunMode {
 	}
 	return phase.Reported
 }
+
+// Every apply phase declares its class: an unclassified one would silently
+// drop out of prepare and the staging half.
+func TestEveryApplyPhaseHasAClass(t *testing.T) {
+	for _, p := range ApplyPhases() {
+		_, ok := phase.ClassOf(p)
+		assert.True(t, ok, "%q declares no class", p.Title())
+	}
+}
+
+// The lists derived from the classes, pinned: a phase that changes class
+// changes what prepare and the staging half run, and should say so here.
+func TestListsFromClasses(t *testing.T) {
+	titles := func(ps []phase.Phase) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Title())
+		}
+		return out
+	}
+	assert.Equal(t, []string{
+		"Connect to hosts", "Detect host operating systems", "Gather host facts", "Validate hosts",
+		"Acquire exclusive host lock", "Prepare hosts", "Prepare hosts - Enterprise Linux support",
+		"Prepare hosts - Enterprise Linux support - Fapolicyd", "Prepare hosts - Enterprise Linux support - SELinux policy",
+		"Updating hosts file for clusters nodes", "Updating hosts firewall",
+		"Release exclusive host lock", "Disconnect from hosts",
+	}, titles(PreparePhases()))
+	stage := titles(StagePhases())
+	assert.Equal(t, "Configure engine", stage[len(stage)-3], "the staging half ends at Configure engine, before the lock's release and the disconnect")
+	assert.NotContains(t, stage, "Install staged files")
+	assert.NotContains(t, stage, "Import images")
+	assert.Len(t, stage, 20)
+}
