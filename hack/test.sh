@@ -2,8 +2,9 @@
 # test.sh runs every test cargoship has: the unit tests first, then the tests
 # that need root and real hosts (the fleet harness, the test engine), then
 # the phase suite three times against a container fleet: its staging half,
-# the full walk (apply, converged re-run, join, upgrade) with the test engine
-# as k3s, and the full walk again with it as rke2 (docs/e2e.md). Run it as
+# the full walk (apply, converged re-run, join, upgrade, labels, reset, and
+# the three-controller walk) with the test engine as k3s, and the
+# single-controller full walk again with it as rke2 (docs/e2e.md). Run it as
 # root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +26,13 @@ echo "== fault tests"
 go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
 
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
+# suite NAME [-run=REGEXP] VAR=VALUE...
 suite() {
   local name=$1; shift
+  local run=()
+  if [[ ${1:-} == -run=* ]]; then run=("$1"); shift; fi
   echo "== phase suite: $name"
-  if ! env "$@" go test -count=1 -timeout 40m -v ./test/e2e/cluster/... >"build/e2e-$name.log" 2>&1; then
+  if ! env "$@" go test -count=1 -timeout 40m -v "${run[@]}" ./test/e2e/cluster/... >"build/e2e-$name.log" 2>&1; then
     grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
     echo "phase suite $name failed; the whole log is build/e2e-$name.log; its last lines:" >&2
     grep -v 'handler.go' "build/e2e-$name.log" | tail -60 >&2
@@ -38,4 +42,7 @@ suite() {
 }
 suite stage CARGOSHIP_E2E_STAGE_ONLY=1
 suite full CARGOSHIP_E2E_UPGRADE=1
-suite full-rke2 CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
+# rke2's three-controller walk is left out: the test engine's datastore can
+# lose a write between servers (docs/e2e.md, rke2); run it by hand with
+# CARGOSHIP_E2E_DISTRO=rke2 -run TestThreeControllers.
+suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
