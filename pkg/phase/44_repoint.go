@@ -2,6 +2,7 @@ package phase
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
@@ -44,6 +45,15 @@ func (p *Repoint) Run(ctx context.Context) error {
 	for _, r := range p.repoints {
 		if err := p.state.ApplyRepoint(ctx, r, p.Title()); err != nil {
 			return err
+		}
+	}
+	// Each node was uncordoned through another server while it restarted;
+	// once every restart is over, confirm it through the server kubectl
+	// settles on, so no node is left cordoned by a write that raced the
+	// restarts (kubectl uncordon of a schedulable node changes nothing).
+	for _, r := range p.repoints {
+		if err := p.state.Uncordon(ctx, r.Host.NodeName()); err != nil {
+			return fmt.Errorf("%s: uncordoning after the repoints: %w", r.Host, err)
 		}
 	}
 	return nil
