@@ -9,7 +9,7 @@ import (
 
 // PrepareHosts sets the package's sysctls (persisted in /etc/sysctl.d and
 // applied key by key), the host's environment, swap off, and the kernel
-// modules the engine needs.
+// modules the engine and those sysctls need.
 type PrepareHosts struct{ stepPhase }
 
 // NewPrepareHosts is phase 8.
@@ -23,7 +23,7 @@ func (p *PrepareHosts) Prepare(_ context.Context) error {
 	p.steps = map[*node.Host][]hostos.Step{}
 	sysctl := s.Distro.Spec.Config.OS.Sysctl
 	for _, h := range s.Hosts {
-		steps := []hostos.Step{hostos.Modules{}, hostos.SwapOff{}}
+		steps := []hostos.Step{hostos.Modules{Names: hostos.ModulesFor(sysctl)}, hostos.SwapOff{}}
 		if len(sysctl) > 0 {
 			steps = append(steps, hostos.Sysctl{Values: sysctl})
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -15,6 +16,24 @@ const ModulesPath = "/etc/modules-load.d/cargoship.conf"
 
 // DefaultModules are the modules container networking and storage need.
 var DefaultModules = []string{"br_netfilter", "overlay"}
+
+// netfilterModule provides the net.netfilter.* sysctls: they exist only
+// once nf_conntrack is loaded, so at boot systemd-sysctl (ordered after
+// systemd-modules-load) can set them only when modules-load.d lists it
+// (docs/reference/hosts.md §3.7).
+const netfilterModule = "nf_conntrack"
+
+// ModulesFor are the modules to load for a set of sysctl keys: the
+// defaults, and nf_conntrack when a net.netfilter.* key is set.
+func ModulesFor(sysctl map[string]string) []string {
+	names := slices.Clone(DefaultModules)
+	for k := range sysctl {
+		if strings.HasPrefix(strings.ReplaceAll(k, "/", "."), "net.netfilter.") {
+			return append(names, netfilterModule)
+		}
+	}
+	return names
+}
 
 var moduleName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,5 +56,22 @@ func TestModulesLocal(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); !strings.HasSuffix(string(b), "\noverlay\ncargoship_no_such_module\n") {
 		t.Errorf("file = %q", b)
+	}
+}
+
+// net.netfilter.* keys exist only with nf_conntrack loaded: setting one
+// adds the module to modules-load.d, for boot; other keys do not.
+func TestModulesForNetfilterSysctl(t *testing.T) {
+	if got := ModulesFor(map[string]string{"net.netfilter.nf_conntrack_max": "1000000"}); !slices.Contains(got, "nf_conntrack") {
+		t.Errorf("ModulesFor(net.netfilter.*) = %q", got)
+	}
+	if got := ModulesFor(map[string]string{"net/netfilter/nf_conntrack_buckets": "250000"}); !slices.Contains(got, "nf_conntrack") {
+		t.Errorf("ModulesFor(net/netfilter/*) = %q", got)
+	}
+	if got := ModulesFor(map[string]string{"net.ipv4.ip_forward": "1"}); slices.Contains(got, "nf_conntrack") || !slices.Equal(got, DefaultModules) {
+		t.Errorf("ModulesFor(ip_forward) = %q", got)
+	}
+	if got := string(RenderModules(ModulesFor(map[string]string{"net.netfilter.nf_conntrack_max": "1"}))); !strings.HasSuffix(got, "\nnf_conntrack\n") {
+		t.Errorf("modules-load.d = %q", got)
 	}
 }

@@ -12,8 +12,18 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/host"
 )
 
-// SysctlPath is where sysctl values persist across reboots.
-const SysctlPath = "/etc/sysctl.d/90-cargoship.conf"
+// SysctlPath is where sysctl values persist across reboots. systemd-sysctl
+// and sysctl --system apply every sysctl.d file in the byte order of its
+// name, whatever its directory, and the last file setting a key wins. The
+// name sorts after every "NN-" file, 99-sysctl.conf (the /etc/sysctl.conf
+// link) included, and after the zz-stig-hardening.conf some STIGs write, so
+// a hardening "net.ipv4.ip_forward = 0" does not undo it at boot
+// (docs/reference/hosts.md §3.6); a file sorting later still is warned about.
+const SysctlPath = "/etc/sysctl.d/zzz-cargoship.conf"
+
+// LegacySysctlPaths are names earlier releases wrote: an apply removes them
+// (when they carry cargoship's header) so two cargoship files never disagree.
+var LegacySysctlPaths = []string{"/etc/sysctl.d/90-cargoship.conf"}
 
 var sysctlKey = regexp.MustCompile(`^[a-zA-Z0-9_]+([./][a-zA-Z0-9_\-]+)+$`)
 
@@ -27,10 +37,24 @@ type Sysctl struct {
 	Values map[string]string
 	// Path defaults to SysctlPath.
 	Path string
+	// Legacy are files of earlier releases to remove; with Path unset
+	// they default to LegacySysctlPaths.
+	Legacy []string
+	// Sources are the sysctl configuration globs read for keys set to
+	// another value elsewhere; nil means SysctlSources.
+	Sources []string
 }
 
 func (s Sysctl) path() string {
 	return cmp.Or(s.Path, SysctlPath)
+}
+
+func (s Sysctl) legacy() removeStep {
+	paths := s.Legacy
+	if paths == nil && s.Path == "" {
+		paths = LegacySysctlPaths
+	}
+	return removeStep{paths: paths, header: generatedHeader}
 }
 
 func (s Sysctl) keys() ([]string, error) {
@@ -111,9 +135,18 @@ func (s Sysctl) plan(ctx context.Context, r host.Runner) (diff []string, c Chang
 	if err != nil {
 		return nil, c, false, err
 	}
+	_, c, err = s.legacy().plan(ctx, r)
+	if err != nil {
+		return nil, c, false, err
+	}
 	old, exists, err := host.ReadFileIfExists(ctx, r, s.path())
 	if err != nil {
 		return nil, c, false, err
+	}
+	if len(keys) > 0 {
+		if err := s.warnConflicts(ctx, r, &c); err != nil {
+			return nil, c, false, err
+		}
 	}
 	switch {
 	case len(keys) == 0 && exists:
@@ -158,7 +191,12 @@ func (s Sysctl) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	c := Change{Failed: planned.Failed}
+	c := Change{Failed: planned.Failed, Warnings: planned.Warnings}
+	legacy, err := s.legacy().apply(ctx, r)
+	if err != nil {
+		return Change{}, err
+	}
+	c.Actions = append(c.Actions, legacy.Actions...)
 	if writeFile {
 		if len(s.Values) == 0 {
 			if err := host.Remove(ctx, r, s.path()); err != nil {

@@ -127,7 +127,8 @@ func (s removeStep) apply(ctx context.Context, r host.Runner) (Change, error) {
 	return c, nil
 }
 
-// RemoveSysctlFile removes the sysctl.d file Sysctl writes. The values it
+// RemoveSysctlFile removes the sysctl.d file Sysctl writes (and the names
+// earlier releases wrote, when Path is unset). The values it
 // set stay in the running kernel until the next boot: cargoship does not
 // know what they were before.
 type RemoveSysctlFile struct {
@@ -136,7 +137,7 @@ type RemoveSysctlFile struct {
 }
 
 func (s RemoveSysctlFile) step() removeStep {
-	return removeStep{paths: []string{cmp.Or(s.Path, SysctlPath)}, header: generatedHeader}
+	return removeStep{paths: append([]string{cmp.Or(s.Path, SysctlPath)}, Sysctl{Path: s.Path}.legacy().paths...), header: generatedHeader}
 }
 
 // Plan implements Step.
