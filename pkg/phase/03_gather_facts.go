@@ -22,13 +22,19 @@ type GatherFacts struct {
 func (p *GatherFacts) Title() string { return "Gather host facts" }
 
 // factsScript only reads. Each line is key=value so one command answers
-// everything; missing tools print nothing for their key.
+// everything; missing tools print nothing for their key. The SELinux mode
+// comes from selinuxfs first, which needs no package, then getenforce or
+// sestatus (docs/reference/hosts.md §6.1): minimal images lack getenforce.
 const factsScript = `
 echo "hostname=$(hostname 2>/dev/null)"
 echo "fqdn=$(hostname -f 2>/dev/null || hostname)"
 echo "arch=$(uname -m)"
 if [ -d /run/systemd/system ]; then echo init=systemd; else echo "init=$(ps -p 1 -o comm= 2>/dev/null)"; fi
-if command -v getenforce >/dev/null 2>&1; then echo "selinux=$(getenforce 2>/dev/null | tr 'A-Z' 'a-z')"; else echo selinux=absent; fi
+if [ -r /sys/fs/selinux/enforce ]; then
+  if [ "$(cat /sys/fs/selinux/enforce)" = 1 ]; then echo selinux=enforcing; else echo selinux=permissive; fi
+elif command -v getenforce >/dev/null 2>&1; then echo "selinux=$(getenforce 2>/dev/null | tr 'A-Z' 'a-z')"
+elif command -v sestatus >/dev/null 2>&1; then sestatus 2>/dev/null | awk -F: '$1 ~ /^Current mode/ {gsub(/ /, "", $2); m=tolower($2)} END {print "selinux=" (m == "" ? "disabled" : m)}'
+else echo selinux=absent; fi
 echo "fapolicyd=$(systemctl is-active fapolicyd 2>/dev/null)"
 if command -v firewall-cmd >/dev/null 2>&1; then echo "firewalld=$(systemctl is-active firewalld 2>/dev/null)"; fi
 if command -v ufw >/dev/null 2>&1; then echo "ufw=$(ufw status 2>/dev/null | head -n1)"; fi

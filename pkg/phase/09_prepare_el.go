@@ -6,28 +6,21 @@ import (
 	"path"
 	"strings"
 
-	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
-// onEnterpriseLinux selects the Enterprise Linux hosts with SELinux on.
-func onEnterpriseLinux(h *node.Host, modes ...string) bool {
-	if h.Facts.Family != v1alpha1.FamilyEnterpriseLinux {
-		return false
-	}
-	for _, m := range modes {
-		if h.Facts.SELinux == m {
-			return true
-		}
-	}
-	return false
+// selinuxEnabled selects the hosts whose SELinux is enabled, enforcing or
+// permissive, whatever their family: SLE Micro, SLES 16 and Tumbleweed
+// enforce it too (docs/reference/hosts.md §6.4).
+func selinuxEnabled(h *node.Host) bool {
+	return hostos.IsSELinuxEnabled(h.Facts.SELinux)
 }
 
 // PrepareEL installs container-selinux (and the engine's own policy
-// package) on Enterprise Linux hosts with SELinux enabled, from rpm files
+// package) on hosts with SELinux enabled, from rpm files
 // the package carries: an air-gapped host has no repository to fetch them
 // from.
 type PrepareEL struct{ uploadStepPhase }
@@ -50,7 +43,7 @@ func (p *PrepareEL) Prepare(_ context.Context) error {
 	p.steps, p.uploads = map[*node.Host][]hostos.Step{}, map[*node.Host][]node.Placement{}
 	entries := s.Package.Entries()
 	for _, h := range s.Hosts {
-		if !onEnterpriseLinux(h, "enforcing", "permissive") {
+		if !selinuxEnabled(h) {
 			continue
 		}
 		var files []string
@@ -63,10 +56,10 @@ func (p *PrepareEL) Prepare(_ context.Context) error {
 			}
 		}
 		cfg := hostos.For(h.OS)
-		p.steps[h] = []hostos.Step{hostos.Enforcing{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files}}}
+		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files}}}
 	}
 	if len(p.steps) == 0 {
-		s.Report.Note("%s: no Enterprise Linux host with SELinux enabled; no host claimed", p.title)
+		s.Report.Note("%s: no host with SELinux enabled; no host claimed", p.title)
 	}
 	return nil
 }
@@ -75,8 +68,8 @@ func (p *PrepareEL) Prepare(_ context.Context) error {
 type hostRunner = host.Runner
 
 // requireContainerSELinux installs the policy rpms and fails when
-// container-selinux is still missing: an enforcing host without it cannot
-// run containers, and there is no repository to fetch it from.
+// container-selinux is still missing: an SELinux host without it cannot
+// run containers (a permissive one as soon as it enforces), and there is no repository to fetch it from.
 type requireContainerSELinux struct {
 	cfg   hostos.Configurer
 	files []string
@@ -96,7 +89,7 @@ func (r requireContainerSELinux) Apply(ctx context.Context, run hostRunner) (hos
 		return c, err
 	}
 	if len(have) == 0 {
-		return c, fmt.Errorf("SELinux is enforcing and container-selinux is not installed; the package carries no container-selinux rpm for this host (add one with selector.package: rpm)")
+		return c, fmt.Errorf("SELinux is enabled and container-selinux is not installed; the package carries no container-selinux rpm for this host (add one with selector.package: rpm)")
 	}
 	return c, nil
 }

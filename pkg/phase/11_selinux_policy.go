@@ -14,7 +14,8 @@ import (
 const selinuxModulesDir = "/var/lib/cargoship/selinux"
 
 // SELinuxPolicy installs the definition's policy modules, booleans and file
-// contexts on Enterprise Linux hosts in enforcing mode.
+// contexts on every host with SELinux enabled (enforcing or permissive),
+// whatever its family.
 type SELinuxPolicy struct{ uploadStepPhase }
 
 // NewSELinuxPolicy is phase 11.
@@ -33,7 +34,7 @@ func (p *SELinuxPolicy) Prepare(_ context.Context) error {
 	}
 	mods := s.Package.EntriesOf(pkgfile.KindSELinux)
 	for _, h := range s.Hosts {
-		if !onEnterpriseLinux(h, "enforcing") {
+		if !selinuxEnabled(h) {
 			continue
 		}
 		pol := hostos.SELinuxPolicy{Booleans: se.Booleans}
@@ -46,10 +47,10 @@ func (p *SELinuxPolicy) Prepare(_ context.Context) error {
 			p.uploads[h] = append(p.uploads[h], pl)
 			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.Target})
 		}
-		p.steps[h] = []hostos.Step{hostos.Enforcing{Configurer: hostos.For(h.OS), Step: pol}}
+		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: hostos.For(h.OS), Step: pol}}
 	}
 	if len(p.steps) == 0 {
-		s.Report.Note("%s: no Enterprise Linux host in enforcing mode; no host claimed", p.title)
+		s.Report.Note("%s: no host with SELinux enabled; no host claimed", p.title)
 	}
 	return nil
 }

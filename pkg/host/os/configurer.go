@@ -78,11 +78,14 @@ func For(o OS) Configurer {
 // common holds what every family shares.
 type common struct{}
 
-// selinuxScript prefers getenforce and falls back to selinuxfs, which
-// needs no package (docs/reference/hosts.md §6.1); no selinuxfs means disabled.
-const selinuxScript = `if command -v getenforce >/dev/null 2>&1; then getenforce
-elif [ -r /sys/fs/selinux/enforce ]; then
+// selinuxScript reads selinuxfs first: it needs no package, and getenforce
+// (libselinux-utils) is missing on minimal images. No selinuxfs but a
+// getenforce or sestatus asks them; nothing at all means disabled
+// (docs/reference/hosts.md §6.1). The same order is in the facts script.
+const selinuxScript = `if [ -r /sys/fs/selinux/enforce ]; then
   if [ "$(cat /sys/fs/selinux/enforce)" = 1 ]; then echo Enforcing; else echo Permissive; fi
+elif command -v getenforce >/dev/null 2>&1; then getenforce
+elif command -v sestatus >/dev/null 2>&1; then sestatus | awk -F: '$1 ~ /^Current mode/ {gsub(/ /, "", $2); print $2; found=1} END {if (!found) print "Disabled"}'
 else echo Disabled; fi`
 
 // SELinuxMode implements Configurer.
@@ -95,7 +98,7 @@ func (common) SELinuxMode(ctx context.Context, r host.Runner) (string, error) {
 	case "enforcing", "permissive", "disabled":
 		return m, nil
 	}
-	return "", fmt.Errorf("reading the SELinux mode: getenforce printed %q", out)
+	return "", fmt.Errorf("reading the SELinux mode: the probe printed %q", out)
 }
 
 // probeTools prints the first of the tools ($@) the host has, or "none".

@@ -3,6 +3,7 @@ package hostos
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -19,39 +20,41 @@ import (
 // unchanged one is not (semodule -l lists names, not contents).
 const SELinuxStateDir = "/var/lib/cargoship/selinux"
 
-// Enforcing runs Step only on hosts whose SELinux mode is enforcing
-// (phases 9 and 11); elsewhere it has nothing to do.
-type Enforcing struct {
+// SELinuxEnabled runs Step only on hosts where SELinux is enabled, enforcing
+// or permissive (phases 9 and 11), whatever the OS family: SLE Micro, SLES 16
+// and Tumbleweed enforce it too, and a permissive host that is switched to
+// enforcing later must already have the policy and the labels
+// (docs/reference/hosts.md §6.4). A disabled host has nothing to do.
+type SELinuxEnabled struct {
 	Configurer Configurer
 	Step       Step
 }
 
-func (e Enforcing) enforcing(ctx context.Context, r host.Runner) (bool, Change, error) {
+func (e SELinuxEnabled) enabled(ctx context.Context, r host.Runner) (bool, error) {
 	mode, err := e.Configurer.SELinuxMode(ctx, r)
-	if err != nil || mode == "enforcing" {
-		return err == nil, Change{}, err
-	}
-	var c Change
-	if mode == "permissive" {
-		c.warnf("SELinux is permissive: nothing installed; run again after switching to enforcing")
-	}
-	return false, c, nil
+	return err == nil && IsSELinuxEnabled(mode), err
+}
+
+// IsSELinuxEnabled says a mode (SELinuxMode's word, or the facts' word)
+// means the kernel runs a policy.
+func IsSELinuxEnabled(mode string) bool {
+	return mode == "enforcing" || mode == "permissive"
 }
 
 // Plan implements Step.
-func (e Enforcing) Plan(ctx context.Context, r host.Runner) (Change, error) {
-	ok, c, err := e.enforcing(ctx, r)
+func (e SELinuxEnabled) Plan(ctx context.Context, r host.Runner) (Change, error) {
+	ok, err := e.enabled(ctx, r)
 	if !ok || err != nil {
-		return c, err
+		return Change{}, err
 	}
 	return e.Step.Plan(ctx, r)
 }
 
 // Apply implements Step.
-func (e Enforcing) Apply(ctx context.Context, r host.Runner) (Change, error) {
-	ok, c, err := e.enforcing(ctx, r)
+func (e SELinuxEnabled) Apply(ctx context.Context, r host.Runner) (Change, error) {
+	ok, err := e.enabled(ctx, r)
 	if !ok || err != nil {
-		return c, err
+		return Change{}, err
 	}
 	return e.Step.Apply(ctx, r)
 }
@@ -73,7 +76,7 @@ type SELinuxFileContext struct {
 // SELinuxPolicy installs policy modules (semodule -i), sets booleans
 // persistently (setsebool -P, only those that differ) and adds file
 // contexts (semanage fcontext -a, or -m when the spec exists with another
-// type) and relabels what they cover. Wrap it in Enforcing.
+// type) and relabels what they cover. Wrap it in SELinuxEnabled.
 type SELinuxPolicy struct {
 	Modules      []SELinuxModule
 	Booleans     map[string]bool
@@ -246,6 +249,9 @@ func (s SELinuxPolicy) planContexts(ctx context.Context, r host.Runner, p *selin
 	if len(s.FileContexts) == 0 {
 		return nil
 	}
+	if err := requireSemanage(ctx, r); err != nil {
+		return err
+	}
 	out, err := r.Sudo(ctx, "semanage fcontext -l")
 	if err != nil {
 		return fmt.Errorf("listing SELinux file contexts: %w", err)
@@ -278,6 +284,24 @@ func (s SELinuxPolicy) planContexts(ctx context.Context, r host.Runner, p *selin
 				c.actionf("restorecon -R %s (%d files to relabel)", base, n)
 			}
 		}
+	}
+	return nil
+}
+
+// semanageProbe answers whether semanage exists: minimal EL images leave
+// out policycoreutils-python-utils, which carries it
+// (docs/reference/hosts.md §6.1).
+const semanageProbe = `if command -v semanage >/dev/null 2>&1; then echo semanage=yes; else echo semanage=no; fi`
+
+// requireSemanage fails, before anything changes, on a host without
+// semanage, naming the package that brings it.
+func requireSemanage(ctx context.Context, r host.Runner) error {
+	out, err := r.Sudo(ctx, host.Script(semanageProbe))
+	if err != nil {
+		return fmt.Errorf("looking for semanage: %w", err)
+	}
+	if !strings.Contains(out, "semanage=yes") {
+		return errors.New("the distro sets SELinux file contexts but semanage is not installed: carry the policycoreutils-python-utils rpm (and its python3-policycoreutils dependency) in os.files with selector.package: rpm, or install it on the host")
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ type seHost struct {
 	booleans   map[string]string
 	fcontexts  [][3]string // spec, ftype, context, in listing order
 	mislabeled map[string]int
+	noSemanage bool
 	ran        []string
 }
 
@@ -49,6 +50,12 @@ func (h *seHost) host() *hosttest.Fake {
 	}
 	return (&hosttest.Fake{Name: "rocky9", Else: &hosttest.Local{}}).
 		Handle("getenforce", func(hosttest.Call) (string, error) { return h.mode + "\n", nil }).
+		Handle("command -v semanage", func(hosttest.Call) (string, error) {
+			if h.noSemanage {
+				return "semanage=no\n", nil
+			}
+			return "semanage=yes\n", nil
+		}).
 		Handle("restorecon -Rnv", func(c hosttest.Call) (string, error) {
 			return fmt.Sprintf("%d\n", h.mislabeled[scriptArg(c)]), nil
 		}).
@@ -128,7 +135,7 @@ func TestSELinuxPolicyPlanApplyIdempotent(t *testing.T) {
 	r := h.host()
 	policy := rke2Policy(t)
 	pp := policy.Modules[0].Path
-	step := Enforcing{Configurer: EnterpriseLinux{}, Step: policy}
+	step := SELinuxEnabled{Configurer: EnterpriseLinux{}, Step: policy}
 	plan, err := step.Plan(ctx, r)
 	if err != nil {
 		t.Fatal(err)
@@ -179,14 +186,31 @@ func TestSELinuxPolicyPlanApplyIdempotent(t *testing.T) {
 	}
 }
 
-func TestSELinuxOnlyWhenEnforcing(t *testing.T) {
-	for mode, warnings := range map[string]int{"Permissive": 1, "Disabled": 0} {
+// A permissive host gets the policy and the labels as an enforcing one
+// does: switched to enforcing later, it must already be right. Only a
+// disabled host is left alone.
+func TestSELinuxWhenEnabled(t *testing.T) {
+	for mode, changes := range map[string]bool{"Enforcing": true, "Permissive": true, "Disabled": false} {
 		h := newSEHost()
 		h.mode = mode
-		c, err := Enforcing{Configurer: EnterpriseLinux{}, Step: rke2Policy(t)}.Apply(context.Background(), h.host())
-		if err != nil || c.Changed() || len(c.Warnings) != warnings || len(h.ran) != 0 {
+		c, err := SELinuxEnabled{Configurer: EnterpriseLinux{}, Step: rke2Policy(t)}.Apply(context.Background(), h.host())
+		if err != nil || c.Changed() != changes || (len(h.ran) > 0) != changes {
 			t.Errorf("%s: %+v %v ran %q", mode, c, err, h.ran)
 		}
+	}
+}
+
+// A minimal EL host has no semanage: the plan says which package brings
+// it, before any module or boolean is touched.
+func TestSELinuxNoSemanage(t *testing.T) {
+	h := newSEHost()
+	h.noSemanage = true
+	_, err := SELinuxEnabled{Configurer: EnterpriseLinux{}, Step: rke2Policy(t)}.Apply(context.Background(), h.host())
+	if err == nil || !strings.Contains(err.Error(), "policycoreutils-python-utils") {
+		t.Errorf("err = %v, want one naming policycoreutils-python-utils", err)
+	}
+	if len(h.ran) != 0 {
+		t.Errorf("changed the host before failing: %q", h.ran)
 	}
 }
 

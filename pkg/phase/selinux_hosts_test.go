@@ -1,0 +1,75 @@
+package phase
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
+	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
+)
+
+// seFleet has one host per (os-release fixture, SELinux fact) pair.
+func seFleet(t *testing.T, hosts map[string]string) (*node.Fleet, map[string]*node.Host) {
+	t.Helper()
+	byName := map[string]*node.Host{}
+	var all node.Hosts
+	for fixture, mode := range hosts {
+		rel := releaseFixture(t, fixture)
+		o := hostos.Detect(rel)
+		h := &node.Host{Spec: &v1alpha1.Host{Hostname: fixture, Role: v1alpha1.RoleController},
+			OS: o, Facts: node.Facts{Family: o.Family, Arch: "amd64", SELinux: mode}}
+		byName[fixture] = h
+		all = append(all, h)
+	}
+	d := &v1alpha1.Distro{Spec: v1alpha1.DistroSpec{Config: v1alpha1.DistroConfig{OS: v1alpha1.OSConfig{
+		SELinux: &v1alpha1.SELinux{Booleans: map[string]bool{"container_manage_cgroup": true}}}}}}
+	pkg := &pkgfile.Package{Manifest: &pkgfile.Manifest{Package: pkgfile.Index{}}}
+	return &node.Fleet{Distro: d, Package: pkg, Hosts: all, Report: &node.Report{}}, byName
+}
+
+// Phases 9 and 11 claim every host whose SELinux is enabled, enforcing or
+// permissive, whatever its family (Tumbleweed and SLES enforce it too),
+// and no host where it is disabled or absent.
+func TestSELinuxPhasesKeyOnSELinuxState(t *testing.T) {
+	s, h := seFleet(t, map[string]string{
+		"opensuse-tumbleweed": "enforcing",
+		"sles-15-sp7":         "permissive",
+		"rocky-linux-9.5":     "permissive",
+		"almalinux-9.6":       "enforcing",
+		"rhel-9.6":            "disabled",
+		"debian-12-bookworm":  "absent",
+	})
+	p9, p11 := NewPrepareEL(), NewSELinuxPolicy()
+	for _, p := range []interface {
+		Phase
+		Prepare(context.Context) error
+	}{p9, p11} {
+		Bind(p, s)
+		require.NoError(t, p.Prepare(context.Background()))
+	}
+	for _, name := range []string{"opensuse-tumbleweed", "sles-15-sp7", "rocky-linux-9.5", "almalinux-9.6"} {
+		assert.Contains(t, p9.steps, h[name], "phase 9 claims %s", name)
+		assert.Contains(t, p11.steps, h[name], "phase 11 claims %s", name)
+	}
+	for _, name := range []string{"rhel-9.6", "debian-12-bookworm"} {
+		assert.NotContains(t, p9.steps, h[name], "phase 9 leaves %s", name)
+		assert.NotContains(t, p11.steps, h[name], "phase 11 leaves %s", name)
+	}
+}
+
+// releaseFixture reads one of hostos's verbatim os-release fixtures.
+func releaseFixture(t *testing.T, name string) hostos.Release {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "host", "os", "testdata", "os-release", name))
+	require.NoError(t, err)
+	rel, err := hostos.ParseOSRelease(data)
+	require.NoError(t, err)
+	return rel
+}
