@@ -14,8 +14,9 @@ import (
 )
 
 // InstallStaged moves a host's staged executables into place (an atomic
-// rename on the target's filesystem), creates their symlinks, and reloads
-// systemd when a unit changed.
+// rename on the target's filesystem), creates their symlinks, restores
+// their SELinux labels where SELinux is enabled, and reloads systemd when
+// a unit changed.
 func (s *Fleet) InstallStaged(ctx context.Context, h *Host, phaseTitle string) error {
 	return s.installStaged(ctx, h, phaseTitle, nil)
 }
@@ -39,6 +40,9 @@ func (s *Fleet) installStaged(ctx context.Context, h *Host, phaseTitle string, o
 			return fmt.Errorf("installing %s: %w", f.Target, err)
 		}
 		if err := s.LinkAll(ctx, h, f.Target, f.Symlinks); err != nil {
+			return err
+		}
+		if err := Relabel(ctx, h, append([]string{f.Target}, f.Symlinks...)...); err != nil {
 			return err
 		}
 		s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: "installed " + f.Target})
