@@ -29,7 +29,7 @@ const factsScript = `
 echo "hostname=$(hostname 2>/dev/null)"
 echo "fqdn=$(hostname -f 2>/dev/null || hostname)"
 echo "arch=$(uname -m)"
-if [ -d /run/systemd/system ]; then echo init=systemd; else echo "init=$(ps -p 1 -o comm= 2>/dev/null)"; fi
+if [ -d /run/systemd/system ]; then echo init=systemd; elif [ -d /run/openrc ]; then echo init=openrc; else echo "init=$(ps -p 1 -o comm= 2>/dev/null)"; fi
 if [ -r /sys/fs/selinux/enforce ]; then
   if [ "$(cat /sys/fs/selinux/enforce)" = 1 ]; then echo selinux=enforcing; else echo selinux=permissive; fi
 elif command -v getenforce >/dev/null 2>&1; then echo "selinux=$(getenforce 2>/dev/null | tr 'A-Z' 'a-z')"

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
@@ -19,7 +20,8 @@ import (
 const maxClockSkew = 30 * time.Second
 
 // ValidateHosts is the preflight: sudo, unique names and addresses, an
-// architecture the package carries, a usable firewall, and clock skew.
+// architecture the package carries, systemd as init, a usable firewall,
+// and clock skew.
 type ValidateHosts struct {
 	readOnly
 	base
@@ -49,6 +51,9 @@ func (p *ValidateHosts) Run(ctx context.Context) error {
 		if len(s.Arches) > 0 && !slices.Contains(s.Arches, h.Facts.Arch) {
 			return 0, false, fmt.Errorf("the host is %s but the package carries %s; build one with --architecture %s", h.Facts.Arch, strings.Join(s.Arches, ", "), h.Facts.Arch)
 		}
+		if problem := initProblem(h); problem != "" {
+			return 0, false, errors.New(problem)
+		}
 		if s.Options.UpdateFirewall && len(h.Facts.Firewalls) == 0 {
 			return 0, false, fmt.Errorf("--update-firewall is set but the host has no firewall front end (firewalld, ufw or nft)")
 		}
@@ -76,6 +81,22 @@ func (p *ValidateHosts) Run(ctx context.Context) error {
 		return fmt.Errorf("%d problem(s):\n - %s", len(problems), strings.Join(problems, "\n - "))
 	}
 	return nil
+}
+
+// initProblem refuses a host that systemd does not run: the engines'
+// units, restarts and daemon-reloads go through systemctl, so an OpenRC
+// host (Alpine) would be prepared and then fail at the start phase
+// (docs/reference/hosts.md §9.3). Only a host whose facts name another
+// init, or an Alpine host, is refused; unknown facts are not a reason.
+func initProblem(h *node.Host) string {
+	init := h.Facts.InitSystem
+	if init == "systemd" || init == "" && h.Facts.Family != v1alpha1.FamilyAlpine {
+		return ""
+	}
+	if init == "" {
+		init = "OpenRC"
+	}
+	return fmt.Sprintf("%s runs %s, not systemd: cargoship drives k3s, rke2 and kubelet through systemd units and systemctl, and does not support OpenRC hosts; use a systemd distribution for this host", h, init)
 }
 
 // checkUnique finds node names and private addresses used twice, now that
