@@ -16,11 +16,17 @@ import (
 // an allow rule takes effect (docs/reference/hosts.md §7.1).
 const FapolicydRulesDir = "/etc/fapolicyd/rules.d"
 
-// The rule files cargoship owns.
+// The rule files cargoship owns: in the 80 "trusted execute" group, as
+// rke2's 80-rke2.rules, after 40-bad-elf.rules so a dir= allow does not
+// bypass the malformed-ELF check (docs/reference/hosts.md §7.3).
 const (
-	FapolicydRulesFile      = "31-cargoship.rules"
-	FapolicydExecutableFile = "32-cargoship-executable.rules"
+	FapolicydRulesFile      = "80-cargoship.rules"
+	FapolicydExecutableFile = "81-cargoship-executable.rules"
 )
+
+// LegacyFapolicydFiles are the names earlier releases wrote; an apply
+// removes them, since their numbers put them before the ELF checks.
+var LegacyFapolicydFiles = []string{"31-cargoship.rules", "32-cargoship-executable.rules"}
 
 // Fapolicyd writes the distro's fapolicyd rules and, only when a file
 // changed, loads them: fagenrules --load compiles and signals the daemon,
@@ -30,12 +36,37 @@ const (
 // start it, and fapolicyd denies executions.
 type Fapolicyd struct {
 	Configurer Configurer
-	// Rules go to 31-cargoship.rules, ExecutableRules to
-	// 32-cargoship-executable.rules; empty means the file should not exist.
+	// Rules go to FapolicydRulesFile, ExecutableRules to
+	// FapolicydExecutableFile; empty means the file should not exist.
 	Rules           string
 	ExecutableRules string
+	// Trusted are executables cargoship installs (k3s, rke2, kubeadm...):
+	// each gets an execute allow by path in FapolicydExecutableFile, after
+	// ExecutableRules. They are not in the rpm database fapolicyd trusts,
+	// so 90-deny-execute would stop them; a path rule, unlike a trust
+	// database entry, survives an upgrade of the binary
+	// (docs/reference/hosts.md §7.3).
+	Trusted []string
 	// Dir defaults to FapolicydRulesDir.
 	Dir string
+}
+
+// executableRules is the content of FapolicydExecutableFile.
+func (f Fapolicyd) executableRules() (string, error) {
+	var b strings.Builder
+	if r := normalizeRules(f.ExecutableRules); r != "" {
+		b.WriteString(r)
+	}
+	if len(f.Trusted) > 0 {
+		b.WriteString("# Executables cargoship installs\n")
+	}
+	for _, p := range f.Trusted {
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " \t\n\r\x00") {
+			return "", fmt.Errorf("fapolicyd: %q is not an absolute path without blanks", p)
+		}
+		fmt.Fprintf(&b, "allow perm=execute all : path=%s\n", p)
+	}
+	return b.String(), nil
 }
 
 func (f Fapolicyd) dir() string {
@@ -56,10 +87,18 @@ if command -v fagenrules >/dev/null 2>&1; then echo fagenrules=yes; else echo fa
 func (f Fapolicyd) plan(ctx context.Context, r host.Runner) ([]ruleFile, Change, error) {
 	var c Change
 	var changed []ruleFile
-	for _, rf := range []ruleFile{
+	exec, err := f.executableRules()
+	if err != nil {
+		return nil, c, err
+	}
+	files := []ruleFile{
 		{path: path.Join(f.dir(), FapolicydRulesFile), content: normalizeRules(f.Rules)},
-		{path: path.Join(f.dir(), FapolicydExecutableFile), content: normalizeRules(f.ExecutableRules)},
-	} {
+		{path: path.Join(f.dir(), FapolicydExecutableFile), content: exec},
+	}
+	for _, name := range LegacyFapolicydFiles {
+		files = append(files, ruleFile{path: path.Join(f.dir(), name)})
+	}
+	for _, rf := range files {
 		old, exists, err := host.ReadFileIfExists(ctx, r, rf.path)
 		if err != nil {
 			return nil, c, err

@@ -244,7 +244,11 @@ type RemoveFapolicydRules struct {
 
 func (f RemoveFapolicydRules) step() removeStep {
 	dir := cmp.Or(f.Dir, FapolicydRulesDir)
-	return removeStep{paths: []string{path.Join(dir, FapolicydRulesFile), path.Join(dir, FapolicydExecutableFile)}}
+	paths := []string{path.Join(dir, FapolicydRulesFile), path.Join(dir, FapolicydExecutableFile)}
+	for _, name := range LegacyFapolicydFiles {
+		paths = append(paths, path.Join(dir, name))
+	}
+	return removeStep{paths: paths}
 }
 
 // reload adds (dryRun) or runs the reload after a removal.
