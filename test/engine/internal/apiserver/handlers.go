@@ -29,6 +29,14 @@ func (s *Server) resource(w http.ResponseWriter, r *http.Request, id identity, g
 	}
 	key := store.Key{Resource: rq.res.name, Namespace: rq.namespace, Name: rq.name}
 	dryRun := q.Get("dryRun") == "All"
+	if rq.verb == "get" || rq.verb == "list" {
+		// Reads are linearizable, as the apiserver's reads from etcd
+		// are: a server that missed a write catches up first.
+		if err := s.Store.Sync(); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	switch {
 	case watch:
 		f, err := requestFilter(r)

@@ -88,16 +88,14 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 		return err
 	}
 	st.Merge(peerRecs)
-	if err := ensureNamespaces(st); err != nil {
-		return err
-	}
 	serverTok := pki.Token{CAHash: pki.CAHash(cas.server.CertPEM), Username: "server", Password: pw.server}
 	repl := &supervisor.Replicator{Client: supervisor.Client{Flavor: c.Flavor, Token: serverTok, CA: cas.server.CertPEM}, Store: st, Self: id.name}
 	st.Replicate = repl.Push
+	st.Leader = repl
 
 	myAPI := net.JoinHostPort(id.ips[0], strconv.Itoa(port))
 	api := &apiserver.Server{Store: st, ClientCA: cas.client.Pool(), Version: buildinfo.Version, Commit: buildinfo.GitCommit, Address: myAPI}
-	sup := &supervisor.Server{Flavor: c.Flavor, Store: st, ServerCA: cas.server, ClientCA: cas.client,
+	sup := &supervisor.Server{Flavor: c.Flavor, Store: st, Datastore: repl, ServerCA: cas.server, ClientCA: cas.client,
 		ServerPassword: pw.server, AgentPassword: pw.agent, APIServers: func() []string { return apiServers(st, myAPI, port) }}
 
 	servers, err := serve(c, port, cert, api, sup)
@@ -112,6 +110,11 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 	logx.Infof("Running kube-apiserver on %s (the cargoship test engine's API subset)", apiURL)
 
 	go repl.Run(ctx)
+	// Every write goes through the cluster's leader, so the namespaces
+	// are made once the replicator runs.
+	if err := ensureNamespaces(st); err != nil {
+		return err
+	}
 	grace := durationArg(c.KubeControllerManagerArgs, "node-monitor-grace-period", controllers.DefaultGrace)
 	go (&controllers.Manager{Store: st, Self: id.name, Grace: grace, Synced: repl.Synced}).Run(ctx)
 

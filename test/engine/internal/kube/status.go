@@ -80,6 +80,12 @@ func UnsupportedMediaType(ct string) *Error {
 	return newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got %q", ct), nil)
 }
 
+// Unavailable is a 503, what the apiserver answers while its datastore
+// cannot take a request.
+func Unavailable(msg string) *Error {
+	return newError(http.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
+}
+
 // Success is the Status a successful eviction or delete returns.
 func Success(code int) Status {
 	return Status{TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: "Success", Code: code}

@@ -3,11 +3,13 @@
 // <data-dir>/server/db/state.json after each change, so state survives a
 // restart (and an upgrade) the way etcd's does.
 //
-// Servers replicate it to each other (see Merge): every record carries a
-// Lamport resource version and the server that wrote it, and the newer
-// version of a record wins. That is last-writer-wins replication without a
-// quorum: it is not etcd, and concurrent writes to one object on two
-// servers keep one of them.
+// Writes are linearizable, as etcd's are: each is a compare-and-swap on
+// one key that the cluster's leader applies (see write.go), so a write a
+// server accepts is never lost to a concurrent write through another
+// server, and a write made from a stale read fails. The leader pushes
+// what it commits to the other servers, which read their copy (see
+// Merge). Which server leads is decided outside the store (the
+// supervisor's Replicator); there is no quorum.
 package store
 
 import (
@@ -16,9 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"reflect"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -70,9 +70,13 @@ type Store struct {
 	maxRV  uint64
 	subs   map[chan Event]struct{}
 
-	// Replicate, when set, is called with every local change after it
-	// is committed and before the write returns to its caller.
+	// Replicate, when set, is called with every change this store
+	// commits as the leader, before the write returns to its caller.
 	Replicate func([]Record)
+	// Leader, when set, is where writes go: this store's own Apply when
+	// it leads, the leading server otherwise. Unset, the store is a
+	// cluster of one and applies its writes itself.
+	Leader Leader
 }
 
 type stateFile struct {
@@ -123,6 +127,18 @@ func (s *Store) Get(k Key) (kube.Object, bool) {
 	return kube.DeepCopy(r.Object), true
 }
 
+// Record returns a copy of one key's record, tombstone included: what a
+// leader answers a follower's read with.
+func (s *Store) Record(k Key) (Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.recs[k]
+	if ok {
+		r.Object = kube.DeepCopy(r.Object)
+	}
+	return r, ok
+}
+
 // List returns copies of a resource's objects in namespace ns ("" for
 // all), sorted by namespace and name as the apiserver lists them.
 func (s *Store) List(resource, ns string) []kube.Object {
@@ -165,126 +181,6 @@ func (s *Store) Since(resource string, rv uint64) []Event {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RV < out[j].RV })
 	return out
-}
-
-// Create stores a new object, filling uid, creationTimestamp and
-// resourceVersion.
-func (s *Store) Create(k Key, obj kube.Object) (kube.Object, error) {
-	s.mu.Lock()
-	if r, ok := s.recs[k]; ok && !r.Deleted {
-		s.mu.Unlock()
-		return nil, kube.AlreadyExists(k.Resource, k.Name)
-	}
-	obj = kube.DeepCopy(obj)
-	kube.Set(obj, "metadata.name", k.Name)
-	if k.Namespace != "" {
-		kube.Set(obj, "metadata.namespace", k.Namespace)
-	}
-	if kube.Str(obj, "metadata.uid") == "" {
-		kube.Set(obj, "metadata.uid", newUID())
-	}
-	if kube.Str(obj, "metadata.creationTimestamp") == "" {
-		kube.Set(obj, "metadata.creationTimestamp", Now())
-	}
-	rec := s.commitLocked(k, obj, false, "ADDED")
-	s.mu.Unlock()
-	s.replicate(rec)
-	return kube.DeepCopy(rec.Object), nil
-}
-
-// Update replaces an object with what fn makes of a copy of it. Identity
-// fields (name, namespace, uid, creationTimestamp) cannot change. An update
-// that changes nothing keeps the resource version, as the apiserver does.
-func (s *Store) Update(k Key, fn func(kube.Object) (kube.Object, error)) (kube.Object, error) {
-	s.mu.Lock()
-	cur, ok := s.recs[k]
-	if !ok || cur.Deleted {
-		s.mu.Unlock()
-		return nil, kube.NotFound(k.Resource, k.Name)
-	}
-	next, err := fn(kube.DeepCopy(cur.Object))
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	for _, f := range []string{"metadata.name", "metadata.namespace", "metadata.uid", "metadata.creationTimestamp", "metadata.resourceVersion"} {
-		if v := kube.Get(cur.Object, f); v != nil {
-			kube.Set(next, f, v)
-		} else {
-			kube.Delete(next, f)
-		}
-	}
-	if reflect.DeepEqual(next, cur.Object) {
-		s.mu.Unlock()
-		return kube.DeepCopy(cur.Object), nil
-	}
-	rec := s.commitLocked(k, next, false, "MODIFIED")
-	s.mu.Unlock()
-	s.replicate(rec)
-	return kube.DeepCopy(rec.Object), nil
-}
-
-// Delete removes an object and returns its last state.
-func (s *Store) Delete(k Key) (kube.Object, error) {
-	s.mu.Lock()
-	cur, ok := s.recs[k]
-	if !ok || cur.Deleted {
-		s.mu.Unlock()
-		return nil, kube.NotFound(k.Resource, k.Name)
-	}
-	rec := s.commitLocked(k, cur.Object, true, "DELETED")
-	s.mu.Unlock()
-	s.replicate(rec)
-	return kube.DeepCopy(cur.Object), nil
-}
-
-// commitLocked writes one new version, persists and notifies watchers.
-func (s *Store) commitLocked(k Key, obj kube.Object, deleted bool, event string) Record {
-	s.maxRV++
-	kube.Set(obj, "metadata.resourceVersion", strconv.FormatUint(s.maxRV, 10))
-	rec := Record{Key: k, RV: s.maxRV, Origin: s.origin, Deleted: deleted, Time: time.Now().UTC(), Object: obj}
-	s.recs[k] = rec
-	s.persistLocked()
-	s.notifyLocked(Event{Type: event, Key: k, RV: rec.RV, Object: obj})
-	return rec
-}
-
-func (s *Store) replicate(r Record) {
-	if s.Replicate != nil {
-		s.Replicate([]Record{r})
-	}
-}
-
-// Merge takes records from a peer, keeping whichever version of each is
-// newer, and returns how many changed this store.
-func (s *Store) Merge(recs []Record) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	changed := 0
-	for _, r := range recs {
-		if r.RV > s.maxRV {
-			s.maxRV = r.RV
-		}
-		cur, ok := s.recs[r.Key]
-		if ok && !r.newer(cur) {
-			continue
-		}
-		s.recs[r.Key] = r
-		changed++
-		switch {
-		case r.Deleted && ok && !cur.Deleted:
-			s.notifyLocked(Event{Type: "DELETED", Key: r.Key, RV: r.RV, Object: kube.DeepCopy(cur.Object)})
-		case r.Deleted:
-		case !ok || cur.Deleted:
-			s.notifyLocked(Event{Type: "ADDED", Key: r.Key, RV: r.RV, Object: kube.DeepCopy(r.Object)})
-		default:
-			s.notifyLocked(Event{Type: "MODIFIED", Key: r.Key, RV: r.RV, Object: kube.DeepCopy(r.Object)})
-		}
-	}
-	if changed > 0 {
-		s.persistLocked()
-	}
-	return changed
 }
 
 // Snapshot is every record, tombstones included, for a peer.

@@ -12,12 +12,13 @@ import (
 	"github.com/colonel-byte/cargoship/test/engine/internal/store"
 )
 
-// Replicator keeps the servers' datastores in step, standing in for etcd:
-// every local write is pushed to the other servers before the write
-// returns (so a read on another server sees it), and every server pulls
-// every other server's records every few seconds (so one that was down
-// catches up). The peers are the control-plane nodes. There is no quorum
-// and no leader: any server accepts writes, and the newer record wins.
+// Replicator keeps the servers' datastores in step, standing in for etcd.
+// One server leads (leader.go) and applies every write (forward.go); it
+// pushes each to the other servers before the write returns, so a read
+// on any server sees it, and every server pulls every other server's
+// records every few seconds, so one that was down catches up. The peers
+// are the control-plane nodes. There is no quorum: a lone server leads
+// itself, as the double's clusters have always kept working on one.
 type Replicator struct {
 	Client Client // URL unused; Flavor, Token (server) and CA set
 	Store  *store.Store
@@ -27,27 +28,42 @@ type Replicator struct {
 	mu     sync.Mutex
 	failed map[string]time.Time
 	synced bool
+	leader string        // "" until elected
+	kick   chan struct{} // asks for an election now
 }
 
-// pullEvery is how often each peer is read in full.
-const pullEvery = 2 * time.Second
+// tickEvery is how often leadership is checked; every pullTicks-th tick
+// each peer is read in full.
+const (
+	tickEvery = time.Second
+	pullTicks = 2
+)
 
-// peers are the supervisor URLs of the other servers.
-func (r *Replicator) peers() []string {
-	var out []string
+// peer is another server: its node name and supervisor URL.
+type peer struct{ name, url string }
+
+// peers are the other servers.
+func (r *Replicator) peers() []peer {
+	var out []peer
 	for _, n := range r.Store.List("nodes", "") {
-		if kube.Str(n, "metadata.name") == r.Self || !kube.IsControlPlane(n) {
+		name := kube.Str(n, "metadata.name")
+		if name == r.Self || !kube.IsControlPlane(n) {
 			continue
 		}
 		if ip := kube.NodeInternalIP(n); ip != "" {
-			out = append(out, "https://"+net.JoinHostPort(ip, strconv.Itoa(r.Client.Flavor.SupervisorPort)))
+			out = append(out, peer{name, "https://" + net.JoinHostPort(ip, strconv.Itoa(r.Client.Flavor.SupervisorPort))})
 		}
 	}
 	return out
 }
 
 func (r *Replicator) client(url string) *Client {
+	r.mu.Lock()
+	if r.Client.Shared == nil {
+		r.Client.Shared = r.Client.HTTPClient(nil)
+	}
 	c := r.Client
+	r.mu.Unlock()
 	c.URL = url
 	return &c
 }
@@ -56,7 +72,8 @@ func (r *Replicator) client(url string) *Client {
 // that did not is skipped (it pulls what it missed when it is back).
 func (r *Replicator) Push(recs []store.Record) {
 	var wg sync.WaitGroup
-	for _, url := range r.peers() {
+	for _, p := range r.peers() {
+		url := p.url
 		r.mu.Lock()
 		skip := time.Since(r.failed[url]) < 10*time.Second
 		r.mu.Unlock()
@@ -88,6 +105,13 @@ func (r *Replicator) markFailed(url string, err error) {
 	r.failed[url] = time.Now()
 }
 
+// markUp notes that the peer at url answered.
+func (r *Replicator) markUp(url string) {
+	r.mu.Lock()
+	delete(r.failed, url)
+	r.mu.Unlock()
+}
+
 // Synced reports whether a first round of pulls from every peer has
 // been made (a peer that is down counts as done: there is nothing to get).
 func (r *Replicator) Synced() bool {
@@ -96,26 +120,32 @@ func (r *Replicator) Synced() bool {
 	return r.synced
 }
 
-// Run pulls every peer's records, at once and then every pullEvery, until
-// ctx ends.
+// Run pulls every peer's records, at once and then every pullTicks
+// ticks, and checks who leads after the first pull, every tick and when
+// a forwarded call asks, until ctx ends.
 func (r *Replicator) Run(ctx context.Context) {
-	t := time.NewTicker(pullEvery)
+	t := time.NewTicker(tickEvery)
 	defer t.Stop()
-	for {
-		r.pull(ctx)
-		r.mu.Lock()
-		r.synced = true
-		r.mu.Unlock()
+	for tick := 0; ; tick++ {
+		if tick%pullTicks == 0 {
+			r.pull(ctx)
+			r.mu.Lock()
+			r.synced = true
+			r.mu.Unlock()
+		}
+		r.elect(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.kicks():
 		}
 	}
 }
 
 func (r *Replicator) pull(ctx context.Context) {
-	for _, url := range r.peers() {
+	for _, p := range r.peers() {
+		url := p.url
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		recs, err := r.client(url).Snapshot(pctx)
 		cancel()
@@ -123,9 +153,7 @@ func (r *Replicator) pull(ctx context.Context) {
 			r.markFailed(url, err)
 			continue
 		}
-		r.mu.Lock()
-		delete(r.failed, url)
-		r.mu.Unlock()
+		r.markUp(url)
 		r.Store.Merge(recs)
 	}
 }

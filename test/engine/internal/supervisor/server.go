@@ -41,8 +41,10 @@ type Bootstrap struct {
 
 // Server serves the supervisor endpoints of one server.
 type Server struct {
-	Flavor                        flavor.Flavor
-	Store                         *store.Store
+	Flavor flavor.Flavor
+	Store  *store.Store
+	// Datastore says who leads the cluster's writes.
+	Datastore                     *Replicator
 	ServerCA, ClientCA            *pki.CA
 	ServerPassword, AgentPassword string
 	// APIServers lists the cluster's apiserver addresses (host:port).
@@ -100,6 +102,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET "+p+"/db", s.need(roleServer, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.Store.Snapshot())
 	}))
+	s.dbHandlers(mux, p)
 	mux.HandleFunc("POST "+p+"/db", s.need(roleServer, func(w http.ResponseWriter, r *http.Request) {
 		var recs []store.Record
 		if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&recs); err != nil {
