@@ -167,7 +167,7 @@ func (s *Store) Apply(c Commit) (Record, error) {
 	switch {
 	case c.Base == 0 && live:
 		s.mu.Unlock()
-		return Record{}, kube.AlreadyExists(c.Key.Resource, c.Key.Name)
+		return Record{}, kube.AlreadyExists(c.Resource, c.Name)
 	case c.Base != 0 && (!live || cur.RV != c.Base):
 		s.mu.Unlock()
 		return Record{}, ErrStale

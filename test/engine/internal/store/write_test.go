@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -111,7 +110,7 @@ func TestAFollowerWritesFromTheLeadersRecord(t *testing.T) {
 	assert.Equal(t, "3", got["w"])
 
 	_, err = leader.Apply(Commit{Key: nodeKey, Base: old.RV, Object: kube.Object{"v": "stale"}})
-	assert.True(t, errors.Is(err, ErrStale), "a commit from an old version: %v", err)
+	require.ErrorIs(t, err, ErrStale, "a commit from an old version")
 
 	require.NoError(t, follower.Sync())
 	mine, _ = follower.Get(nodeKey)
