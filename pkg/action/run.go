@@ -24,8 +24,13 @@ type Options struct {
 	PackagePath string
 	// Engine names the engine when there is no package (reset --distro);
 	// with neither, the engine is found on the hosts.
-	Engine      string
+	Engine string
+	// ClusterPath is the inventory file; with ClusterData it only names
+	// the document in messages.
 	ClusterPath string
+	// ClusterData is the inventory already in memory (the provider builds
+	// it from its attributes); nil reads ClusterPath.
+	ClusterData []byte
 	// ClusterDir resolves relative paths in the inventory.
 	ClusterDir string
 	// Trust is the trust policy the package is opened under; with none,
@@ -52,7 +57,7 @@ func (l *Loaded) Close() error {
 // Load reads the inventory and opens the package. Both are checked fully
 // here, so a document or package that fails leaves every host untouched.
 func Load(ctx context.Context, o Options) (*Loaded, error) {
-	cluster, findings, err := v1alpha1.LoadClusterFile(o.ClusterPath)
+	cluster, findings, err := loadCluster(o)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,7 @@ func Load(ctx context.Context, o Options) (*Loaded, error) {
 		_ = pkg.Close()
 		return nil, fmt.Errorf("package %s: %w", o.PackagePath, err)
 	}
-	if err := checkWithDistro(o.ClusterPath, pkg.Distro, o.PackagePath, o.Log); err != nil {
+	if err := checkWithDistro(o, pkg.Distro); err != nil {
 		_ = pkg.Close()
 		return nil, err
 	}

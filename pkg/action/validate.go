@@ -1,24 +1,36 @@
 package action
 
 import (
-	"log/slog"
-
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 )
+
+// loadCluster reads the inventory from memory when the caller holds it,
+// from its file otherwise: one loader, so both refuse the same documents.
+func loadCluster(o Options) (*v1alpha1.Cluster, v1alpha1.Findings, error) {
+	if o.ClusterData != nil {
+		return v1alpha1.ParseCluster(o.ClusterPath, o.ClusterData)
+	}
+	return v1alpha1.LoadClusterFile(o.ClusterPath)
+}
 
 // checkWithDistro checks the inventory against the definition it is applied
 // with, by the rules `validate --distro` runs (docs/validate.md, "With a
 // distro"), so a pair validate refuses never reaches a host either.
-func checkWithDistro(clusterPath string, d *v1alpha1.Distro, distro string, log *slog.Logger) error {
-	findings, err := v1alpha1.LoadClusterFileWithDistro(clusterPath, d, distro)
-	if err != nil {
-		return err
+func checkWithDistro(o Options, d *v1alpha1.Distro) error {
+	var findings v1alpha1.Findings
+	if o.ClusterData != nil {
+		findings = v1alpha1.ParseClusterWithDistro(o.ClusterPath, o.ClusterData, d, o.PackagePath)
+	} else {
+		var err error
+		if findings, err = v1alpha1.LoadClusterFileWithDistro(o.ClusterPath, d, o.PackagePath); err != nil {
+			return err
+		}
 	}
 	for _, f := range findings.Warnings() {
-		log.Warn(f.String())
+		o.Log.Warn(f.String())
 	}
 	if findings.HasErrors() {
-		return &v1alpha1.DocumentError{File: clusterPath, Findings: findings}
+		return &v1alpha1.DocumentError{File: o.ClusterPath, Findings: findings}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package action
 import (
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,17 +27,27 @@ func TestCheckWithDistroRefusesWhatValidateRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		cluster := filepath.Join(apiTestdata, tc.cluster)
-		err = checkWithDistro(cluster, d, "pkg.tar.zst", log)
-		var de *v1alpha1.DocumentError
-		if !errors.As(err, &de) || !strings.Contains(err.Error(), cluster+":") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s with %s: %v; want a document error naming %q", tc.cluster, tc.distro, err, tc.want)
+		data, err := os.ReadFile(cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// From the file (the CLI) and from memory (the provider): the same refusal.
+		for _, o := range []Options{
+			{ClusterPath: cluster, PackagePath: "pkg.tar.zst", Log: log},
+			{ClusterPath: cluster, ClusterData: data, PackagePath: "pkg.tar.zst", Log: log},
+		} {
+			err = checkWithDistro(o, d)
+			var de *v1alpha1.DocumentError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), cluster+":") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s with %s (in memory: %t): %v; want a document error naming %q", tc.cluster, tc.distro, o.ClusterData != nil, err, tc.want)
+			}
 		}
 	}
 	d, _, err := v1alpha1.LoadDistroFile(filepath.Join(apiTestdata, "valid/distro/k3s-minimal.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkWithDistro(filepath.Join(apiTestdata, "valid/cluster/every-field.yaml"), d, "pkg", log); err != nil {
+	if err := checkWithDistro(Options{ClusterPath: filepath.Join(apiTestdata, "valid/cluster/every-field.yaml"), PackagePath: "pkg", Log: log}, d); err != nil {
 		t.Errorf("a valid pair: %v", err)
 	}
 }
