@@ -120,6 +120,9 @@ func (k *kubelet) register(ctx context.Context) (kube.Object, error) {
 
 // postStatus patches the node's status with a fresh heartbeat.
 // prevReady is the Ready status the node had, to keep lastTransitionTime.
+// It is a patch of the status subresource, never a PUT of the node: the
+// apiserver applies it to the leader's current record and retries on a
+// conflict, so what others wrote meanwhile (an uncordon, a label) stays.
 func (k *kubelet) postStatus(ctx context.Context, prevReady string) (kube.Object, error) {
 	transition := store.Now()
 	st := k.spec.status(transition)
