@@ -7,14 +7,15 @@ package e2eutil
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
-	"github.com/colonel-byte/cargoship/pkg/image/imagetest"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	testengine "github.com/colonel-byte/cargoship/test/engine"
 )
@@ -65,7 +66,8 @@ func KubeVersion(version string) string {
 // TestPackage is a package built for the suites: the test engine in place of
 // k3s or rke2 (a test double: no engine binary can be downloaded here), its
 // units, a real .deb for the workers' APT route, a common file, and an
-// image pulled from an in-process registry.
+// image pulled from an in-process registry. Two builds at one version are
+// the same bytes.
 type TestPackage struct {
 	Path    string
 	Version string
@@ -86,18 +88,6 @@ func buildTestEngine(t testing.TB, dir, distro, version string) string {
 		t.Fatalf("building the test engine: %v", err)
 	}
 	return bin
-}
-
-// startRegistry serves an in-process registry on this machine's loopback
-// with one random image pushed, and returns its reference.
-func startRegistry(t testing.TB) string {
-	t.Helper()
-	ref, stop, err := imagetest.ServeRandom("e2e/pause:1.0", "amd64", 32<<10, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return ref
 }
 
 // layoutFile is one file of the test engine's install layout, with the
@@ -172,7 +162,11 @@ func buildDeb(t testing.TB, dir, distro, debVersion string, layout []layoutFile)
 		}
 	}
 	out := filepath.Join(dir, "cargoship-e2e-agent_"+debVersion+"_amd64.deb")
-	if b, err := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "--build", root, out).CombinedOutput(); err != nil {
+	// SOURCE_DATE_EPOCH dates the ar members and clamps every tar entry's
+	// mtime, so the .deb of two runs is the same bytes.
+	cmd := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "--build", root, out)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", BuildTime.Unix()))
+	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dpkg-deb: %v\n%s", err, b)
 	}
 	return out
@@ -222,7 +216,11 @@ func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, ex
 	// Debian revision starts with a digit.
 	kube, rel, _ := strings.Cut(version, "-")
 	deb := buildDeb(t, dir, d.Name, kube+"-"+strings.TrimPrefix(strings.TrimPrefix(rel, d.Name), "r"), layout)
-	img := startRegistry(t)
+	transport, stop, err := serveTestImage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
 	var osFiles strings.Builder
 	for _, f := range layout {
 		if f.Role == testengine.RoleAgent {
@@ -237,7 +235,9 @@ func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, ex
 			osFiles.WriteString("            profile: controller\n")
 		}
 	}
-	fmt.Fprintf(&osFiles, "        - source: %s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: worker\n            os: debian\n", deb, filepath.Base(deb))
+	// Relative to the definition, as every source is: an absolute path
+	// would put this run's temporary directory in the manifest.
+	fmt.Fprintf(&osFiles, "        - source: %s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: worker\n            os: debian\n", filepath.Base(deb), filepath.Base(deb))
 	def := fmt.Sprintf(`kind: ZarfDistro
 metadata:
   name: e2e
@@ -264,7 +264,7 @@ spec:
       compression: zstd
       images:
         - %[3]s
-`, version, osFiles.String(), img, files.String(), d.Name)
+`, version, osFiles.String(), ImageRef, files.String(), d.Name)
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -275,17 +275,31 @@ spec:
 		}
 	}
 	return &TestPackage{
-		Path: CreatePackage(t, dir), Version: version, Distro: d, Image: img,
+		Path: createPackage(t, dir, transport), Version: version, Distro: d, Image: ImageRef,
 		MOTD: "/etc/cargoship-e2e/motd", Binary: binary,
 		Deb: "/var/lib/cargoship/debs/" + filepath.Base(deb),
 	}
 }
 
+// BuildTime is the build timestamp of every package the suites create:
+// fixed, with the test image and the .deb, so nothing differs between the
+// test packages of two runs (docs/e2e.md, "The test package is
+// reproducible").
+var BuildTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // CreatePackage runs cargoship's own create over a definition directory.
 func CreatePackage(t testing.TB, dir string) string {
 	t.Helper()
+	return createPackage(t, dir, nil)
+}
+
+// createPackage is CreatePackage pulling images through transport (nil:
+// the default one).
+func createPackage(t testing.TB, dir string, transport http.RoundTripper) string {
+	t.Helper()
 	res, err := pkgfile.Create(context.Background(), pkgfile.CreateOptions{
 		Definition: dir, OutputDir: filepath.Join(dir, "out"), InsecureRegistry: true, TmpDir: dir,
+		BuildTime: BuildTime, RegistryTransport: transport,
 	})
 	if err != nil {
 		t.Fatalf("creating a test package from %s: %v", dir, err)
