@@ -75,10 +75,12 @@ func DaemonReload(ctx context.Context, h *Host) error {
 }
 
 // PackagesMissing lists the package files whose package is not installed at
-// that version. A file not on the host yet counts as missing.
+// that version. A file not on the host yet counts as missing; a signing
+// key (hostos.IsRPMKey) is not a package and is never listed.
 func (s *Fleet) PackagesMissing(ctx context.Context, h *Host, files []string) ([]string, error) {
 	cfg := hostos.For(h.OS)
 	var missing []string
+	files, _ = hostos.SplitRPMKeys(files)
 	for _, f := range files {
 		pkg, err := cfg.PackageFile(ctx, h.Conn, f)
 		if err != nil {
@@ -127,6 +129,11 @@ func (s *Fleet) installPackages(ctx context.Context, h *Host, phaseTitle string,
 		var take, rest []string
 		cfg := hostos.For(h.OS)
 		for _, f := range files {
+			if hostos.IsRPMKey(f) {
+				// Every part of an upgrade may need the keys.
+				take, rest = append(take, f), append(rest, f)
+				continue
+			}
 			if pkg, err := cfg.PackageFile(ctx, h.Conn, f); err == nil && slices.Contains(only, pkg.Name) {
 				take = append(take, f)
 			} else {
@@ -147,6 +154,14 @@ func (s *Fleet) installPackages(ctx context.Context, h *Host, phaseTitle string,
 	cfg := hostos.For(h.OS)
 	tool, err := cfg.PackageTool(ctx, h.Conn)
 	if err != nil {
+		return err
+	}
+	// Before any of it is installed: the keys imported, signatures and
+	// dependencies checked with every repository disabled. The phases run
+	// this through Hosts.Parallel and the manager, which name the host and
+	// the phase in the error.
+	_, keys := hostos.SplitRPMKeys(files)
+	if err := hostos.RPMPreflight(ctx, h.Conn, cfg, tool, missing, keys); err != nil {
 		return err
 	}
 	cmd, err := cfg.InstallCommand(tool, missing)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -46,17 +47,26 @@ func (p *PrepareEL) Prepare(_ context.Context) error {
 		if !selinuxEnabled(h) {
 			continue
 		}
-		var files []string
+		var files, keys []string
 		for _, e := range entries {
-			if e.Kind == pkgfile.KindOS && isPolicyRPM(e.Target) && selects(e.Selector, e.Architecture, h) {
-				pl := s.EntryPlacement(e, e.Target)
-				pl.Staged = false
-				p.uploads[h] = append(p.uploads[h], pl)
+			key := hostos.IsRPMKey(e.Target)
+			if e.Kind != pkgfile.KindOS || !key && !isPolicyRPM(e.Target) || !selects(e.Selector, e.Architecture, h) {
+				continue
+			}
+			pl := s.EntryPlacement(e, e.Target)
+			pl.Staged = false
+			p.uploads[h] = append(p.uploads[h], pl)
+			if key {
+				keys = append(keys, pl.Target)
+			} else {
 				files = append(files, pl.Target)
 			}
 		}
+		if len(files) == 0 {
+			keys, p.uploads[h] = nil, slices.DeleteFunc(p.uploads[h], func(pl node.Placement) bool { return hostos.IsRPMKey(pl.Target) })
+		}
 		cfg := hostos.For(h.OS)
-		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files}}}
+		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files, keys: keys}}}
 	}
 	if len(p.steps) == 0 {
 		s.Report.Note("%s: no host with SELinux enabled; no host claimed", p.title)
@@ -73,14 +83,18 @@ type hostRunner = host.Runner
 type requireContainerSELinux struct {
 	cfg   hostos.Configurer
 	files []string
+	// keys are the signing keys the package carries for the host
+	// (under /etc/pki/rpm-gpg), uploaded with the policy rpms and
+	// imported before them: a STIG host checks local packages' signatures.
+	keys []string
 }
 
 func (r requireContainerSELinux) Plan(ctx context.Context, run hostRunner) (hostos.Change, error) {
-	return hostos.Packages{Configurer: r.cfg, Files: r.files}.Plan(ctx, run)
+	return hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys}.Plan(ctx, run)
 }
 
 func (r requireContainerSELinux) Apply(ctx context.Context, run hostRunner) (hostos.Change, error) {
-	c, err := hostos.Packages{Configurer: r.cfg, Files: r.files}.Apply(ctx, run)
+	c, err := hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys}.Apply(ctx, run)
 	if err != nil {
 		return c, err
 	}

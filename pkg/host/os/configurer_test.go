@@ -36,7 +36,7 @@ func TestInstallCommandsThroughShell(t *testing.T) {
 		want []string
 	}{
 		{EnterpriseLinux{}, "dnf", []string{"dnf", "-y", "--disablerepo=*", "--setopt=install_weak_deps=False", "install"}},
-		{EnterpriseLinux{}, "dnf5", []string{"dnf5", "-y", "--disable-repo=*", "--setopt=install_weak_deps=False", "install"}},
+		{EnterpriseLinux{}, "dnf5", []string{"dnf5", "--disable-repo=*", "-y", "--setopt=install_weak_deps=False", "install"}},
 		{EnterpriseLinux{}, "yum", []string{"yum", "-y", "--disablerepo=*", "install"}},
 		{EnterpriseLinux{}, "rpm", []string{"rpm", "-Uvh"}},
 		{Debian{}, "apt-get", []string{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
@@ -64,10 +64,44 @@ func TestInstallCommandsThroughShell(t *testing.T) {
 			}
 			calls, _ := stubs.Calls()
 			want := append(append([]string{}, c.want...), files...)
+			if c.tool == "dnf5" && len(calls) == 2 && reflect.DeepEqual(calls[0], dnf5Probe) {
+				calls = calls[1:] // the repository probe, see TestDnf5WithoutRepositories
+			}
 			if len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
 				t.Errorf("argv = %q\nwant   %q", calls, want)
 			}
 		})
+	}
+}
+
+var dnf5Probe = []string{"dnf5", "-q", "--disable-repo=*", "repo", "list"}
+
+// dnf5 exits 2 on --disable-repo='*' when no repository file exists, as
+// on many air-gapped hosts: the install then goes without the option,
+// and with it whenever repositories are configured.
+func TestDnf5WithoutRepositories(t *testing.T) {
+	for probeExit, want := range map[int][]string{
+		0: {"dnf5", "--disable-repo=*", "-y", "--setopt=install_weak_deps=False", "install", "/r/a.rpm"},
+		2: {"dnf5", "-y", "--setopt=install_weak_deps=False", "install", "/r/a.rpm"},
+	} {
+		stubs, err := hosttest.NewStubs(t.TempDir(), "dnf5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := stubs.SetFor("dnf5", "-q", "No matching repositories for \"*\"", probeExit); err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := EnterpriseLinux{}.InstallCommand("dnf5", []string{"/r/a.rpm"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stubs.Runner().Run(context.Background(), cmd); err != nil {
+			t.Fatal(err)
+		}
+		calls, _ := stubs.Calls()
+		if len(calls) != 2 || !reflect.DeepEqual(calls[0], dnf5Probe) || !reflect.DeepEqual(calls[1], want) {
+			t.Errorf("probe exit %d: argv = %q, want the probe then %q", probeExit, calls, want)
+		}
 	}
 }
 

@@ -46,7 +46,9 @@ func (EnterpriseLinux) InstallCommand(tool string, files []string) (string, erro
 	var args []string
 	switch tool {
 	case "dnf5":
-		args = []string{"dnf5", "-y", "--disable-repo=*", "--setopt=install_weak_deps=False", "install"}
+		// Disabling repositories is probed first: dnf5 refuses
+		// --disable-repo='*' when there are none (see dnf5Repos).
+		return host.Script(dnf5Repos+`exec dnf5 "$@"`, append([]string{"-y", "--setopt=install_weak_deps=False", "install"}, files...)...), nil
 	case "dnf":
 		args = []string{"dnf", "-y", "--disablerepo=*", "--setopt=install_weak_deps=False", "install"}
 	case "yum":

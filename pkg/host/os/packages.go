@@ -10,13 +10,17 @@ import (
 
 // Packages installs uploaded package files with no network, following
 // docs/reference/hosts.md §2.7: read what each file carries, skip those
-// already installed at exactly that version, install the rest in one
-// transaction, then query again rather than trusting the exit code (rpm exits
+// already installed at exactly that version, check the rest can be
+// installed offline (RPMPreflight), install them in one transaction, then
+// query again rather than trusting the exit code (rpm exits
 // 2 for "already installed", zypper 106/107 are partial successes).
 type Packages struct {
 	Configurer Configurer
 	// Files are absolute paths of package files already on the host.
 	Files []string
+	// Keys are signing keys already on the host, imported before the
+	// install (RPMPreflight).
+	Keys []string
 }
 
 // pending is a file whose package is not installed at its version.
@@ -89,6 +93,9 @@ func (p Packages) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	files := make([]string, len(todo))
 	for i, t := range todo {
 		files[i] = t.file
+	}
+	if err := RPMPreflight(ctx, r, p.Configurer, tool, files, p.Keys); err != nil {
+		return Change{}, err
 	}
 	cmd, err := p.Configurer.InstallCommand(tool, files)
 	if err != nil {

@@ -16,6 +16,12 @@ type fakeRPM struct {
 	files     map[string]string // path -> rpmFormat line
 	onInstall func(files []string) error
 	installs  [][]string
+	// resolveOut is what dnf --assumeno prints; gpgcheck the
+	// localpkg_gpgcheck value; imported the keys rpm --import got.
+	resolveOut string
+	resolves   int
+	gpgcheck   string
+	imported   []string
 }
 
 // host answers the configurer's commands from the model, by the arguments
@@ -24,6 +30,26 @@ func (f *fakeRPM) host() *hosttest.Fake {
 	last := func(c hosttest.Call) string { a := c.Args(); return a[len(a)-1] }
 	return (&hosttest.Fake{Name: "el9", Strict: true}).
 		On("command -v", "dnf\n").
+		Handle("localpkg_gpgcheck", func(hosttest.Call) (string, error) { return "localpkg_gpgcheck=" + f.gpgcheck + "\n", nil }).
+		Handle("rpm --import", func(c hosttest.Call) (string, error) {
+			f.imported = append(f.imported, c.Args()[4:]...)
+			return "", nil
+		}).
+		Handle("rpm -K", func(c hosttest.Call) (string, error) {
+			var out strings.Builder
+			for _, file := range c.Args()[4:] {
+				verdict := "ok\tdigests signatures OK"
+				if len(f.imported) == 0 {
+					verdict = "bad\tdigests SIGNATURES NOT OK"
+				}
+				out.WriteString(file + "\t" + verdict + "\n")
+			}
+			return out.String(), nil
+		}).
+		Handle("--assumeno", func(c hosttest.Call) (string, error) {
+			f.resolves++
+			return f.resolveOut + "\ncargoship-exit=1\n", nil
+		}).
 		Handle("rpm -qp", func(c hosttest.Call) (string, error) { return f.files[last(c)] + "\n", nil }).
 		Handle("rpm -q ", func(c hosttest.Call) (string, error) {
 			if l, ok := f.installed[last(c)]; ok {
