@@ -53,11 +53,18 @@ func PreparePhases() []phase.Phase {
 }
 
 // StagePhases is apply's staging half (docs/reference/behaviour.md, "The
-// staging half of apply"): every phase but those of the engine class, so
-// none installs, starts or queries the engine. Benchmarks and the
-// stage-only suite walk it.
+// staging half of apply"): every phase phase.InStageHalf keeps, that is
+// every phase but those of the engine class, so none installs, starts or
+// queries the engine. Benchmarks walk it; the stage-only suite walks it
+// and stands down the rest by the same predicate.
 func StagePhases() []phase.Phase {
-	return applyPhasesOf(phase.Lifecycle, phase.Preflight, phase.ClusterPreflight, phase.Prepare, phase.Stage)
+	var out []phase.Phase
+	for _, p := range ApplyPhases() {
+		if phase.InStageHalf(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // applyPhasesOf is ApplyPhases kept to the phases of the given classes.

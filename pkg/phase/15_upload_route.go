@@ -2,7 +2,6 @@ package phase
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/node"
@@ -85,26 +84,30 @@ func (p *UploadRoute) Prepare(_ context.Context) error {
 // ShouldRun implements Conditional.
 func (p *UploadRoute) ShouldRun() bool { return len(p.plans) > 0 }
 
-// Plan implements Planner.
+// Plan implements Planner. It lists the uploads only: installing the
+// package files is the work of the phase that installs them (Initialize,
+// Upgrade or Install staged files), after the staging half, so a dry run
+// of the staging half alone lists only what that half does. Like Run, it
+// hands those phases the package files that would wait, so their plans see
+// them (docs/apply.md, "Where the staging half ends").
 func (p *UploadRoute) Plan(ctx context.Context) ([]node.Change, error) {
 	changes, err := p.state.PlanHosts(ctx, p.plans)
 	if err != nil {
 		return nil, err
 	}
 	if p.Route != v1alpha1.RouteBinary {
-		for h, pls := range p.plans {
-			files := make([]string, len(pls))
-			for i, pl := range pls {
-				files[i] = pl.Target
-			}
-			if missing, err := p.state.PackagesMissing(ctx, h, files); err != nil {
-				return nil, err
-			} else if len(missing) > 0 {
-				changes = append(changes, node.Change{Host: h.String(), What: fmt.Sprintf("install %d %s package(s) from uploaded files", len(missing), p.Route)})
-			}
-		}
+		p.queuePackages()
 	}
 	return changes, nil
+}
+
+// queuePackages queues every planned package file for the install phases.
+func (p *UploadRoute) queuePackages() {
+	for _, h := range p.state.Hosts {
+		for _, pl := range p.plans[h] {
+			p.state.QueuePackage(h, pl.Target)
+		}
+	}
 }
 
 // Run implements Phase.

@@ -26,12 +26,19 @@ func (p *InstallStaged) hosts() node.Hosts {
 // ShouldRun implements Conditional.
 func (p *InstallStaged) ShouldRun() bool { return len(p.hosts()) > 0 }
 
-// Plan implements Planner. In a dry run nothing was uploaded, so the plan
-// is what the upload phases would leave waiting: it is known only when
-// they found the files already on the host.
+// Plan implements Planner. In a dry run the upload phases queued the
+// package files that would wait (their plans list only the uploads), and
+// no phase before this one installed them, so the plan leaves out the
+// hosts an earlier phase would have taken: a host whose engine does not
+// run is Initialize's (its plan says it installs the engine), one that
+// awaits its upgrade keeps them for the upgrade phases. Staged executables
+// are listed when they were queued; a dry run queues none.
 func (p *InstallStaged) Plan(ctx context.Context) ([]node.Change, error) {
 	var out []node.Change
 	for _, h := range p.hosts() {
+		if !h.EngineRunning || p.state.AwaitsUpgrade(h) {
+			continue
+		}
 		for _, f := range h.Staged {
 			out = append(out, node.Change{Host: h.String(), What: "install " + f.Target})
 		}

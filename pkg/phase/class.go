@@ -56,6 +56,17 @@ func ClassOf(p Phase) (Class, bool) {
 	return c.Class(), true
 }
 
+// InStageHalf says p belongs to apply's staging half: it declares a class
+// and that class is not Engine. It is the one declaration both
+// action.StagePhases and the e2e walk's stage-only gating read, so the two
+// cannot disagree on where the half ends (docs/reference/behaviour.md, "The
+// staging half of apply"). An unclassified phase is left out: nothing says
+// it starts no engine.
+func InStageHalf(p Phase) bool {
+	c, ok := ClassOf(p)
+	return ok && c != Engine
+}
+
 // Apply's phases, in run order.
 func (*Connect) Class() Class         { return Lifecycle }
 func (*DetectOS) Class() Class        { return Preflight }
