@@ -18,10 +18,9 @@ import (
 
 // walkStep is one phase of the apply walk and what must be true after it.
 type walkStep struct {
-	name   string // Test_NN_Name
-	title  string // the phase's title, pinning docs/apply.md's order
-	engine bool   // needs a running engine: stood down in a stage-only run
-	check  func(t *testing.T, s *node.Fleet)
+	name  string // Test_NN_Name
+	title string // the phase's title, pinning docs/apply.md's order
+	check func(t *testing.T, s *node.Fleet)
 }
 
 // applyWalk is the ApplyPhaseSuite: apply's phases one at a time, each
@@ -37,14 +36,14 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		}
 	}
 	steps := []walkStep{
-		{"Test_01_Connect", "Connect to hosts", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_01_Connect", "Connect to hosts", func(t *testing.T, s *node.Fleet) {
 			require.Len(t, s.Hosts, n.Hosts)
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.NotNil(t, h.Conn, "%s has no connection", name)
 				assert.Equal(t, "0", in.root(t, name, "id -u"))
 			})
 		}},
-		{"Test_02_DetectOS", "Detect host operating systems", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_02_DetectOS", "Detect host operating systems", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				rel, err := hostos.ParseOSRelease([]byte(in.root(t, name, "cat /etc/os-release")))
 				require.NoError(t, err)
@@ -52,7 +51,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, hostos.Detect(rel).Family, h.Facts.Family, name)
 			})
 		}},
-		{"Test_03_GatherFacts", "Gather host facts", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_03_GatherFacts", "Gather host facts", func(t *testing.T, s *node.Fleet) {
 			for i, h := range s.Hosts {
 				assert.Equal(t, hosts[i].PrivateAddress, h.Facts.PrivateAddress, h.Spec.Hostname)
 				assert.Equal(t, hosts[i].Hostname, h.NodeName())
@@ -60,21 +59,21 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, phase.NormalizeArch(in.root(t, h.Spec.Hostname, "uname -m")), h.Facts.Arch)
 			}
 		}},
-		{"Test_04_ValidateHosts", "Validate hosts", false, nil},
-		{"Test_05_DistroFacts", "Gathering facts about the distro installed", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_04_ValidateHosts", "Validate hosts", nil},
+		{"Test_05_DistroFacts", "Gathering facts about the distro installed", func(t *testing.T, s *node.Fleet) {
 			// The apply walk expects hosts with no engine on them (docs/e2e.md):
 			// it is what makes the later upgrade assertions mean anything.
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.Empty(t, h.EngineVersion, "%s already runs an engine; reset or rebuild the hosts before installing again", name)
 			})
 		}},
-		{"Test_06_RemovedNodes", "Checking for nodes no longer in the config", false, nil},
-		{"Test_07_Lock", "Acquire exclusive host lock", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_06_RemovedNodes", "Checking for nodes no longer in the config", nil},
+		{"Test_07_Lock", "Acquire exclusive host lock", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, _ *node.Host) {
 				assert.Equal(t, s.Options.InstanceID, in.root(t, name, "cat "+phase.LockPath), "%s: lock holder", name)
 			})
 		}},
-		{"Test_08_PrepareHosts", "Prepare hosts", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_08_PrepareHosts", "Prepare hosts", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, _ *node.Host) {
 				conf := in.root(t, name, "cat "+hostos.SysctlPath)
 				for k, v := range s.Distro.Spec.Config.OS.Sysctl {
@@ -88,14 +87,14 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Contains(t, notes, "vm.max_map_count", "a node-wide key a container refuses is reported, not fatal")
 			}
 		}},
-		{"Test_09_PrepareEL", "Prepare hosts - Enterprise Linux support", false, func(t *testing.T, s *node.Fleet) { elNote(t, w, s, "Prepare hosts - Enterprise Linux support") }},
-		{"Test_10_Fapolicyd", "Prepare hosts - Enterprise Linux support - Fapolicyd", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_09_PrepareEL", "Prepare hosts - Enterprise Linux support", func(t *testing.T, s *node.Fleet) { elNote(t, w, s, "Prepare hosts - Enterprise Linux support") }},
+		{"Test_10_Fapolicyd", "Prepare hosts - Enterprise Linux support - Fapolicyd", func(t *testing.T, s *node.Fleet) {
 			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - Fapolicyd")
 		}},
-		{"Test_11_SELinuxPolicy", "Prepare hosts - Enterprise Linux support - SELinux policy", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_11_SELinuxPolicy", "Prepare hosts - Enterprise Linux support - SELinux policy", func(t *testing.T, s *node.Fleet) {
 			elNote(t, w, s, "Prepare hosts - Enterprise Linux support - SELinux policy")
 		}},
-		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_12_EtcHosts", "Updating hosts file for clusters nodes", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, _ *node.Host) {
 				body := in.root(t, name, "cat /etc/hosts")
 				for _, peer := range hosts {
@@ -104,10 +103,10 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Contains(t, body, "localhost", "%s: the rest of /etc/hosts is kept", name)
 			})
 		}},
-		{"Test_13_Firewall", "Updating hosts firewall", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_13_Firewall", "Updating hosts firewall", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, h *node.Host) { assertFirewall(t, w, in, s, name, h) })
 		}},
-		{"Test_14_UploadFiles", "Upload files to hosts", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_14_UploadFiles", "Upload files to hosts", func(t *testing.T, s *node.Fleet) {
 			e := entryByTarget(t, s, pkg.MOTD)
 			img := s.Package.EntriesOf("images")
 			require.Len(t, img, 1)
@@ -116,12 +115,12 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, img[0].SHA256, in.root(t, name, "sha256sum "+s.ImagesDir()+"/"+strings.TrimPrefix(img[0].Name, "images/")+" | cut -d' ' -f1"))
 			})
 		}},
-		{"Test_15_UploadRPM", "Upload files to hosts – RPM", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_15_UploadRPM", "Upload files to hosts – RPM", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				assert.NotEqual(t, "rpm", h.Route, "%s: no Enterprise Linux host here, nothing claimed by RPM", name)
 			})
 		}},
-		{"Test_16_UploadAPT", "Upload files to hosts – APT", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_16_UploadAPT", "Upload files to hosts – APT", func(t *testing.T, s *node.Fleet) {
 			deb := entryByTarget(t, s, pkg.Deb)
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
@@ -137,7 +136,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.Equal(t, deb.SHA256, in.root(t, name, "sha256sum "+pkg.Deb+" | cut -d' ' -f1"), name)
 			})
 		}},
-		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", func(t *testing.T, s *node.Fleet) {
 			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				if !h.IsController() {
@@ -150,12 +149,12 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(true)+".service | head -1"), "%s: systemd knows the unit", name)
 			})
 		}},
-		{"Test_18_ImportImages", "Import images", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_18_ImportImages", "Import images", func(t *testing.T, s *node.Fleet) {
 			// k3s and rke2 import their images directory by themselves:
 			// nothing to import.
 			assert.True(t, s.Engine.ImportsImagesDirByItself())
 		}},
-		{"Test_19_ConfigureEngine", "Configure engine", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_19_ConfigureEngine", "Configure engine", func(t *testing.T, s *node.Fleet) {
 			cfgPath := s.Engine.Paths().Config
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				cfg := in.root(t, name, "cat "+cfgPath)
@@ -171,16 +170,16 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 					"%s joins through the founder during a cold bootstrap, on the engine's own join port", name)
 			})
 		}},
-		{"Test_20_InitializeControllers", "Initialize Controller", true, func(t *testing.T, s *node.Fleet) {
+		{"Test_20_InitializeControllers", "Initialize Controller", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Controllers, true)
 		}},
-		{"Test_21_ApplyManifests", "Apply manifests", true, nil},
-		{"Test_22_InitializeWorkers", "Initialize Worker", true, func(t *testing.T, s *node.Fleet) {
+		{"Test_21_ApplyManifests", "Apply manifests", nil},
+		{"Test_22_InitializeWorkers", "Initialize Worker", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Hosts, false)
 		}},
-		{"Test_23_UpgradeControllers", "Upgrade Controller", true, nil},
-		{"Test_24_UpgradeWorkers", "Upgrade Worker", true, nil},
-		{"Test_25_InstallStaged", "Install staged files", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_23_UpgradeControllers", "Upgrade Controller", nil},
+		{"Test_24_UpgradeWorkers", "Upgrade Worker", nil},
+		{"Test_25_InstallStaged", "Install staged files", func(t *testing.T, s *node.Fleet) {
 			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *node.Host) {
 				if h.IsController() {
@@ -193,9 +192,9 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(false)+".service | head -1"), name)
 			})
 		}},
-		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", true, nil},
-		{"Test_27_SyncConfigWorkers", "Sync Registry Config Worker", true, nil},
-		{"Test_28_Kubeconfig", "Updating kubeconfig file with the current cluster", true, func(t *testing.T, s *node.Fleet) {
+		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", nil},
+		{"Test_27_SyncConfigWorkers", "Sync Registry Config Worker", nil},
+		{"Test_28_Kubeconfig", "Updating kubeconfig file with the current cluster", func(t *testing.T, s *node.Fleet) {
 			st, err := os.Stat(s.Options.KubeconfigOut)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the admin kubeconfig is 0600")
@@ -203,13 +202,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			require.NoError(t, err)
 			assert.Contains(t, string(b), fmt.Sprintf("server: https://%s:%d", s.Cluster.Spec.Config.Loadbalancer, s.Engine.APIPort()))
 		}},
-		{"Test_29_LabelNodes", "Labeling nodes with their profile group", true, func(t *testing.T, s *node.Fleet) {
+		{"Test_29_LabelNodes", "Labeling nodes with their profile group", func(t *testing.T, s *node.Fleet) {
 			nodes := clusterNodes(t, in, w.firstController())
 			for _, h := range s.Hosts {
 				assert.Equal(t, "true", nodes[h.NodeName()].Labels["node-role.kubernetes.io/"+h.Spec.Profile], "%s labelled with its profile", h.NodeName())
 			}
 		}},
-		{"Test_30_Unlock", "Release exclusive host lock", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_30_Unlock", "Release exclusive host lock", func(t *testing.T, s *node.Fleet) {
 			// Ungated on purpose: a stage-only walk that took the lock and
 			// skipped the release would delay the next run on every node.
 			each(t, func(t *testing.T, name string, _ *node.Host) {
@@ -217,7 +216,7 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 				assert.False(t, held, "%s still holds the lock", name)
 			})
 		}},
-		{"Test_31_Disconnect", "Disconnect from hosts", false, func(t *testing.T, s *node.Fleet) {
+		{"Test_31_Disconnect", "Disconnect from hosts", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, _ *node.Host) {
 				_, left := in.try(t, name, "test -e "+phase.TempDir)
 				assert.False(t, left, "%s: temp files left behind", name)
@@ -225,10 +224,14 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		}},
 	}
 	for _, st := range steps {
-		if !t.Run(st.name, func(t *testing.T) {
-			if st.engine && w.stage {
+		if !run(t, st.name, func(t *testing.T) {
+			// Which phases a stage-only walk stands down is not written
+			// here: it is phase.InStageHalf, the predicate StagePhases
+			// keeps its phases by, so the walk and the list agree.
+			if w.stage && !wk.inStageHalf(t, st.title) {
+				class := wk.classOf(t, st.title)
 				wk.pass(t, st.title)
-				t.Skipf("%s is set: this phase needs a running engine", envStageOnly)
+				t.Skipf("%s is set: %q is not in the staging half (class %s)", envStageOnly, st.title, class)
 			}
 			wk.step(t, st.title)
 			if st.check != nil {
@@ -240,6 +243,9 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	}
 	if wk.next != len(wk.mgr.Phases) {
 		t.Errorf("the walk asserted %d phases, the list has %d", wk.next, len(wk.mgr.Phases))
+	}
+	if w.stage && wk.ran != len(action.StagePhases()) {
+		t.Errorf("the stage-only walk ran %d phases, StagePhases has %d", wk.ran, len(action.StagePhases()))
 	}
 }
 

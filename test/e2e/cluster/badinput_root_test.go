@@ -66,7 +66,7 @@ func badInput(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	}
 	armPkg := buildArchPackage(t, w.distro, "arm64")
 	for _, bc := range badInputCases(w, armPkg) {
-		t.Run(bc.name, func(t *testing.T) {
+		run(t, bc.name, func(t *testing.T) {
 			inv := w.applyPath
 			if bc.edit != nil {
 				c := cloneCluster(t, w.views.Apply)

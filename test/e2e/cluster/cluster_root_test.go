@@ -19,12 +19,12 @@ func TestClusterPhases(t *testing.T) {
 	in := newInspector(t, w)
 	w.prepareFirewalls(t, in)
 
-	t.Run("bad-input", func(t *testing.T) { badInput(t, w, in, pkg) })
+	run(t, "bad-input", func(t *testing.T) { badInput(t, w, in, pkg) })
 
 	// fresh is every host before cargoship touched it, the join host
 	// included: the whole reset at the end must leave each one like this.
 	fresh := map[string]string{}
-	t.Run("dry-run-fresh", func(t *testing.T) {
+	run(t, "dry-run-fresh", func(t *testing.T) {
 		for _, h := range w.views.All.Spec.Hosts {
 			fresh[h.Hostname] = in.fingerprint(t, h.Hostname)
 		}
@@ -35,9 +35,9 @@ func TestClusterPhases(t *testing.T) {
 		}
 	})
 
-	applied := t.Run("apply", func(t *testing.T) { applyWalk(t, w, in, pkg) })
+	applied := run(t, "apply", func(t *testing.T) { applyWalk(t, w, in, pkg) })
 
-	t.Run("converged", func(t *testing.T) {
+	run(t, "converged", func(t *testing.T) {
 		if !applied {
 			t.Fatal("the apply walk failed: nothing converged to check")
 		}
@@ -50,7 +50,7 @@ func TestClusterPhases(t *testing.T) {
 		})
 	})
 
-	t.Run("labels", func(t *testing.T) {
+	run(t, "labels", func(t *testing.T) {
 		if w.stage {
 			t.Skipf("%s is set: the labels walk needs a running engine", envStageOnly)
 		}
@@ -60,7 +60,7 @@ func TestClusterPhases(t *testing.T) {
 		labelsWalk(t, w, in, pkg)
 	})
 
-	t.Run("join", func(t *testing.T) {
+	run(t, "join", func(t *testing.T) {
 		switch {
 		case w.stage:
 			t.Skipf("%s is set: the join walk installs an engine, and a stage-only run starts none", envStageOnly)
@@ -81,7 +81,7 @@ func TestClusterPhases(t *testing.T) {
 	if upErr == nil && up && !w.stage && applied {
 		newer = buildTestPackage(t, w.distro, true)
 	}
-	t.Run("upgrade", func(t *testing.T) {
+	run(t, "upgrade", func(t *testing.T) {
 		require.NoError(t, upErr)
 		switch {
 		case w.stage:
@@ -95,7 +95,7 @@ func TestClusterPhases(t *testing.T) {
 		upgradeWalk(t, w, in, newer)
 		running = newer
 	})
-	t.Run("reset", func(t *testing.T) {
+	run(t, "reset", func(t *testing.T) {
 		if w.stage {
 			t.Skipf("%s is set: a stage-only run installs no engine to take off", envStageOnly)
 		}

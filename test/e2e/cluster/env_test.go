@@ -10,13 +10,16 @@ import (
 )
 
 // TestMain refuses a run whose distro knob names no engine the walks can
-// install, before any test starts (docs/e2e.md, Knobs).
+// install, before any test starts (docs/e2e.md, Knobs), and ends a run by
+// naming its slowest steps.
 func TestMain(m *testing.M) {
 	if _, err := suiteDistro(); err != nil {
 		fmt.Fprintf(os.Stderr, "test/e2e/cluster: %v\n", err)
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	steps.Report(os.Stdout, slowestShown)
+	os.Exit(code)
 }
 
 // The distro knob picks the test package's engine, k3s when unset; upstream

@@ -105,14 +105,14 @@ func TestThreeControllers(t *testing.T) {
 		assert.False(t, node.Unschedulable, "%s uncordoned", n)
 	}
 
-	t.Run("reset refusals", func(t *testing.T) {
+	run(t, "reset refusals", func(t *testing.T) {
 		expectResetRefusals(t, w, in, newer.Path, []resetRefusal{
 			{name: "unknown target", targets: []string{"kc9"}, words: []string{`"kc9"`, "names no host"}, atLoad: true},
 			{name: "two running controllers", targets: []string{"kc1", "kc2"}, words: []string{"kc1", "kc2", "one controller per run"}},
 		})
 	})
-	if !t.Run("remove the founder", func(t *testing.T) { removeFounder(t, w, in, newer, "kc0", "kc1") }) {
+	if !run(t, "remove the founder", func(t *testing.T) { removeFounder(t, w, in, newer, "kc0", "kc1") }) {
 		t.FailNow()
 	}
-	t.Run("add it back", func(t *testing.T) { addFounderBack(t, w, in, newer, "kc0", "kc1") })
+	run(t, "add it back", func(t *testing.T) { addFounderBack(t, w, in, newer, "kc0", "kc1") })
 }

@@ -76,7 +76,7 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		})
 	}
 
-	t.Run("dry run", func(t *testing.T) {
+	run(t, "dry run", func(t *testing.T) {
 		rep := runWhole(t, w, pkg.Path, inventory(map[string]string{e2eLabel: "a"}, []string{e2eTaintKey + "=edge:" + e2eTaintEffect}), true)
 		assert.True(t, said(rep, "Sync Registry Config Worker", "in place, no restart"), "the plan rewrites config.yaml without a restart")
 		assert.True(t, said(rep, "Labeling nodes with their profile group", "label node "+worker+" "+e2eLabel+"=a"), "the plan names the label")
@@ -85,7 +85,7 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		assert.NotContains(t, clusterNodes(t, in, ctl)[worker].Labels, e2eLabel, "a dry run labels nothing")
 	})
 
-	t.Run("added", func(t *testing.T) {
+	run(t, "added", func(t *testing.T) {
 		rep := runWhole(t, w, pkg.Path, inventory(map[string]string{e2eLabel: "a"}, []string{e2eTaintKey + "=edge:" + e2eTaintEffect}), false)
 		n := clusterNodes(t, in, ctl)[worker]
 		assert.Equal(t, "a", n.Labels[e2eLabel])
@@ -96,7 +96,7 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		noRestart(t, rep, "a label and a taint added")
 	})
 
-	t.Run("changed", func(t *testing.T) {
+	run(t, "changed", func(t *testing.T) {
 		rep := runWhole(t, w, pkg.Path, inventory(map[string]string{e2eLabel: "b"}, nil), false)
 		n := clusterNodes(t, in, ctl)[worker]
 		assert.Equal(t, "b", n.Labels[e2eLabel], "the label's new value, through the API")
@@ -104,7 +104,7 @@ func labelsWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		noRestart(t, rep, "a label changed, a taint dropped")
 	})
 
-	t.Run("restored", func(t *testing.T) {
+	run(t, "restored", func(t *testing.T) {
 		rep := runWhole(t, w, pkg.Path, w.applyPath, false)
 		n := clusterNodes(t, in, ctl)[worker]
 		assert.NotContains(t, n.Labels, e2eLabel, "the label cargoship set is removed")

@@ -90,7 +90,7 @@ func expectResetRefusals(t *testing.T, w *world, in *inspector, pkgPath string, 
 	hosts := hostnames(w)
 	before := fingerprints(t, in, hosts)
 	for _, rc := range cases {
-		t.Run(rc.name, func(t *testing.T) {
+		run(t, rc.name, func(t *testing.T) {
 			err := tryReset(t, w, pkgPath, w.allPath, rc.targets)
 			require.Error(t, err, "a reset of %v is refused", rc.targets)
 			assert.Equal(t, rc.atLoad, errors.Is(err, errAtLoad), "refused when loading, before any connection: %v", err)
@@ -248,7 +248,7 @@ func hasLine(lines []string, words ...string) bool {
 // apply.
 func resetWalk(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh map[string]string) {
 	ctl := w.firstController()
-	t.Run("refusals", func(t *testing.T) {
+	run(t, "refusals", func(t *testing.T) {
 		var ctls []string
 		for _, h := range w.views.All.Spec.Hosts {
 			if h.IsController() {
@@ -274,11 +274,11 @@ func resetWalk(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh ma
 	target := w.views.Join
 	if target == "" {
 		w.standDown(t, "reset of one host", envJoinHost+" is unset: there is no held-out host to take out and join again")
-	} else if !t.Run("one host", func(t *testing.T) { resetOneHost(t, w, in, pkg, target, ctl) }) {
+	} else if !run(t, "one host", func(t *testing.T) { resetOneHost(t, w, in, pkg, target, ctl) }) {
 		t.Fatalf("taking %s out and back failed: the whole reset would start from a cluster in an unknown state", target)
 	}
 
-	t.Run("whole", func(t *testing.T) { resetWhole(t, w, in, pkg, fresh) })
+	run(t, "whole", func(t *testing.T) { resetWhole(t, w, in, pkg, fresh) })
 }
 
 // resetOneHost takes target out of the cluster (dry run first), checks it
@@ -294,7 +294,7 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 	}
 	unit, paths := in.eng.Service(controller), in.eng.Paths()
 
-	if !t.Run("dry run", func(t *testing.T) {
+	if !run(t, "dry run", func(t *testing.T) {
 		before := fingerprints(t, in, hosts)
 		dry := runReset(t, w, pkg.Path, w.allPath, []string{target}, true)
 		for _, h := range hosts {
@@ -319,7 +319,7 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 		t.FailNow()
 	}
 
-	if !t.Run("reset", func(t *testing.T) {
+	if !run(t, "reset", func(t *testing.T) {
 		rep := runReset(t, w, pkg.Path, w.allPath, []string{target}, false)
 		assert.True(t, hasLine(linesOn(rep, target), phaseDrain, "drained, stopped and deleted node "+target), "the node was drained and deleted:\n%s", strings.Join(linesOn(rep, target), "\n"))
 		assert.Empty(t, unexpectedElsewhere(rep, []string{target}, phaseForget, phaseRepoint), "a survivor changed for more than forgetting %s or a repoint", target)
@@ -330,7 +330,7 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 		t.FailNow()
 	}
 
-	t.Run("gone", func(t *testing.T) {
+	run(t, "gone", func(t *testing.T) {
 		nodes := clusterNodes(t, in, ctl)
 		assert.NotContains(t, nodes, target, "the node is deleted from the cluster, not left NotReady")
 		assert.Len(t, nodes, len(survivors), "the cluster keeps every other node")
@@ -342,7 +342,7 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 		assertUninstalled(t, in, pkg, target)
 	})
 
-	t.Run("apply without it", func(t *testing.T) {
+	run(t, "apply without it", func(t *testing.T) {
 		dry := runWhole(t, w, pkg.Path, w.applyPath, true)
 		var work []string
 		for _, c := range dry.Changes() {
@@ -351,11 +351,11 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 		assert.Empty(t, work, "an apply of the inventory without %s names no work", target)
 	})
 
-	if !t.Run("join again", func(t *testing.T) { joinWalk(t, w, in, pkg) }) {
+	if !run(t, "join again", func(t *testing.T) { joinWalk(t, w, in, pkg) }) {
 		t.FailNow()
 	}
 
-	t.Run("converged", func(t *testing.T) {
+	run(t, "converged", func(t *testing.T) {
 		again := runWhole(t, w, pkg.Path, w.allPath, false)
 		assert.Empty(t, again.Changes(), "an apply after the host joined again changes nothing")
 		assert.Zero(t, again.BytesUploaded(), "an apply after the host joined again uploads nothing")
@@ -423,7 +423,7 @@ func fingerprintPath(line string) string {
 // second whole reset then has nothing to do.
 func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh map[string]string) {
 	hosts := hostnames(w)
-	t.Run("dry run", func(t *testing.T) {
+	run(t, "dry run", func(t *testing.T) {
 		before := fingerprints(t, in, hosts)
 		dry := runReset(t, w, pkg.Path, w.allPath, nil, true)
 		for _, h := range hosts {
@@ -436,11 +436,11 @@ func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh m
 		}
 	})
 
-	if !t.Run("reset", func(t *testing.T) { runReset(t, w, pkg.Path, w.allPath, nil, false) }) {
+	if !run(t, "reset", func(t *testing.T) { runReset(t, w, pkg.Path, w.allPath, nil, false) }) {
 		t.FailNow()
 	}
 
-	t.Run("clean", func(t *testing.T) {
+	run(t, "clean", func(t *testing.T) {
 		for _, h := range hosts {
 			assertUninstalled(t, in, pkg, h)
 			now := in.fingerprint(t, h)
@@ -457,7 +457,7 @@ func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh m
 		}
 	})
 
-	t.Run("again", func(t *testing.T) {
+	run(t, "again", func(t *testing.T) {
 		before := fingerprints(t, in, hosts)
 		again := runReset(t, w, "", w.allPath, nil, false)
 		assert.Empty(t, again.Changes(), "a second whole reset changes nothing")

@@ -17,6 +17,7 @@ type walker struct {
 	loaded *action.Loaded
 	mgr    *phase.Manager
 	next   int
+	ran    int // phases stepped, not passed
 	failed string
 }
 
@@ -78,6 +79,7 @@ func (wk *walker) step(t *testing.T, title string) string {
 		t.Fatalf("phase %d is %q, want %q", wk.next+1, p.Title(), title)
 	}
 	wk.next++
+	wk.ran++
 	outcome, err := wk.mgr.Step(context.Background(), p)
 	if err != nil {
 		wk.failed = title
@@ -95,6 +97,32 @@ func (wk *walker) pass(t *testing.T, title string) {
 		t.Fatalf("phase %d is not %q", wk.next+1, title)
 	}
 	wk.next++
+}
+
+// upcoming is the next phase, which must have the given title.
+func (wk *walker) upcoming(t *testing.T, title string) phase.Phase {
+	t.Helper()
+	if wk.next >= len(wk.mgr.Phases) || wk.mgr.Phases[wk.next].Title() != title {
+		t.Fatalf("phase %d is not %q", wk.next+1, title)
+	}
+	return wk.mgr.Phases[wk.next]
+}
+
+// inStageHalf says the next phase, titled title, is one a stage-only run
+// walks: phase.InStageHalf, the predicate action.StagePhases is built by.
+func (wk *walker) inStageHalf(t *testing.T, title string) bool {
+	t.Helper()
+	return phase.InStageHalf(wk.upcoming(t, title))
+}
+
+// classOf names the next phase's class, for the skip message.
+func (wk *walker) classOf(t *testing.T, title string) string {
+	t.Helper()
+	c, ok := phase.ClassOf(wk.upcoming(t, title))
+	if !ok {
+		return "none declared"
+	}
+	return c.String()
 }
 
 // state is the run's shared state.
