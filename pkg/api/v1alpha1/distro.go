@@ -208,19 +208,19 @@ type EngineConfig struct {
 
 // OSConfig prepares the operating system.
 type OSConfig struct {
-	// Sysctl are kernel parameters set on every host (/etc/sysctl.d/90-cargoship.conf).
+	// Sysctl are kernel parameters set on every host (/etc/sysctl.d/zzz-cargoship.conf).
 	Sysctl map[string]string `json:"sysctl,omitempty"`
-	// Fapolicyd is a fapolicyd rules file, written to 31-cargoship.rules.
+	// Fapolicyd is a fapolicyd rules file, written to 80-cargoship.rules.
 	Fapolicyd string `json:"fapolicyd,omitempty"`
-	// FapolicydExecutable is written to 32-cargoship-executable.rules.
+	// FapolicydExecutable is written to 81-cargoship-executable.rules.
 	FapolicydExecutable string `json:"fapolicydExecutable,omitempty"`
-	// SELinux is policy installed on hosts where SELinux is enforcing.
+	// SELinux is policy installed on hosts where SELinux is enabled (enforcing or permissive).
 	SELinux *SELinux `json:"selinux,omitempty"`
 	// Files are the engine install files, chosen per host by selector.
 	Files []File `json:"files,omitempty"`
 }
 
-// SELinux is the policy cargoship installs on enforcing hosts (phase 11).
+// SELinux is the policy cargoship installs on hosts with SELinux enabled (phase 11).
 type SELinux struct {
 	// Modules are policy modules installed with semodule -i.
 	Modules []SELinuxModule `json:"modules,omitempty"`
