@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
@@ -47,31 +48,49 @@ func (p *PrepareEL) Prepare(_ context.Context) error {
 		if !selinuxEnabled(h) {
 			continue
 		}
-		var files, keys []string
-		for _, e := range entries {
-			key := hostos.IsRPMKey(e.Target)
-			if e.Kind != pkgfile.KindOS || !key && !isPolicyRPM(e.Target) || !selects(e.Selector, e.Architecture, h) {
-				continue
-			}
-			pl := s.EntryPlacement(e, e.Target)
-			pl.Staged = false
-			p.uploads[h] = append(p.uploads[h], pl)
-			if key {
-				keys = append(keys, pl.Target)
-			} else {
-				files = append(files, pl.Target)
-			}
-		}
-		if len(files) == 0 {
-			keys, p.uploads[h] = nil, slices.DeleteFunc(p.uploads[h], func(pl node.Placement) bool { return hostos.IsRPMKey(pl.Target) })
-		}
-		cfg := hostos.For(h.OS)
-		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: cfg, Step: requireContainerSELinux{cfg: cfg, files: files, keys: keys}}}
+		step := requireContainerSELinux{cfg: hostos.For(h.OS)}
+		p.uploads[h], step.files, step.keys, step.with = p.policyFiles(entries, h)
+		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: step.cfg, Step: step}}
 	}
 	if len(p.steps) == 0 {
 		s.Report.Note("%s: no host with SELinux enabled; no host claimed", p.title)
 	}
 	return nil
+}
+
+// policyFiles are what phase 9 uploads to h: the policy rpms it installs,
+// the signing keys, and, on a host of the rpm route, that route's other
+// rpms. Those are installed later (phases 15 to 25) but resolved with the
+// policy now, so a missing dependency is named before anything is
+// installed (docs/reference/hosts.md §2.9). With no policy rpm, nothing.
+func (p *PrepareEL) policyFiles(entries []pkgfile.Entry, h *node.Host) (uploads []node.Placement, files, keys, with []string) {
+	s := p.state
+	var route []pkgfile.Entry
+	if h.OS.Route() == v1alpha1.RouteRPM {
+		route = routeEntries(entries, v1alpha1.RouteRPM, h)
+	}
+	for _, e := range entries {
+		policy, key := isPolicyRPM(e.Target), hostos.IsRPMKey(e.Target)
+		later := !policy && !key && strings.HasSuffix(e.Target, ".rpm") && slices.ContainsFunc(route, func(r pkgfile.Entry) bool { return r.Name == e.Name })
+		if e.Kind != pkgfile.KindOS || !policy && !key && !later || !selects(e.Selector, e.Architecture, h) {
+			continue
+		}
+		pl := s.EntryPlacement(e, e.Target)
+		pl.Staged = false
+		uploads = append(uploads, pl)
+		switch {
+		case key:
+			keys = append(keys, pl.Target)
+		case policy:
+			files = append(files, pl.Target)
+		default:
+			with = append(with, pl.Target)
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil, nil, nil
+	}
+	return uploads, files, keys, with
 }
 
 // hostRunner keeps step adapters short.
@@ -87,14 +106,17 @@ type requireContainerSELinux struct {
 	// (under /etc/pki/rpm-gpg), uploaded with the policy rpms and
 	// imported before them: a STIG host checks local packages' signatures.
 	keys []string
+	// with are the host's other rpms, resolved with the policy and not
+	// installed here.
+	with []string
 }
 
 func (r requireContainerSELinux) Plan(ctx context.Context, run hostRunner) (hostos.Change, error) {
-	return hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys}.Plan(ctx, run)
+	return hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys, ResolveWith: r.with}.Plan(ctx, run)
 }
 
 func (r requireContainerSELinux) Apply(ctx context.Context, run hostRunner) (hostos.Change, error) {
-	c, err := hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys}.Apply(ctx, run)
+	c, err := hostos.Packages{Configurer: r.cfg, Files: r.files, Keys: r.keys, ResolveWith: r.with}.Apply(ctx, run)
 	if err != nil {
 		return c, err
 	}

@@ -73,3 +73,29 @@ func releaseFixture(t *testing.T, name string) hostos.Release {
 	require.NoError(t, err)
 	return rel
 }
+
+// On an rpm-route host phase 9 uploads the route's other rpms with the
+// policy and resolves them together; keys are imported, never installed.
+func TestPrepareELResolvesTheRouteWithThePolicy(t *testing.T) {
+	s, h := seFleet(t, map[string]string{"rocky-linux-9.5": "enforcing", "opensuse-tumbleweed": "enforcing"})
+	rpm := func(name, target string) pkgfile.Entry {
+		return pkgfile.Entry{Name: name, Kind: pkgfile.KindOS, Target: target,
+			Selector: &v1alpha1.Selector{Package: v1alpha1.RouteRPM, OS: v1alpha1.FamilyEnterpriseLinux}}
+	}
+	s.Package.Manifest.Package.Entries = []pkgfile.Entry{
+		rpm("os/0", "/etc/pki/rpm-gpg/RPM-GPG-KEY-rancher"),
+		rpm("os/1", "/var/lib/rancher/rke2/rpm/container-selinux-2.232.1-1.el9.noarch.rpm"),
+		rpm("os/2", "/var/lib/rancher/rke2/rpm/rke2-selinux-0.22-1.el9.noarch.rpm"),
+		rpm("os/3", "/var/lib/rancher/rke2/rpm/rke2-common-1.35.4~rke2r1-0.el9.x86_64.rpm"),
+		rpm("os/4", "/var/lib/rancher/rke2/rpm/libnftnl-1.2.6-4.el9_4.x86_64.rpm"),
+	}
+	p := NewPrepareEL()
+	Bind(p, s)
+	require.NoError(t, p.Prepare(context.Background()))
+	step := p.steps[h["rocky-linux-9.5"]][0].(hostos.SELinuxEnabled).Step.(requireContainerSELinux)
+	assert.Equal(t, []string{"/var/lib/rancher/rke2/rpm/container-selinux-2.232.1-1.el9.noarch.rpm", "/var/lib/rancher/rke2/rpm/rke2-selinux-0.22-1.el9.noarch.rpm"}, step.files)
+	assert.Equal(t, []string{"/etc/pki/rpm-gpg/RPM-GPG-KEY-rancher"}, step.keys)
+	assert.Equal(t, []string{"/var/lib/rancher/rke2/rpm/rke2-common-1.35.4~rke2r1-0.el9.x86_64.rpm", "/var/lib/rancher/rke2/rpm/libnftnl-1.2.6-4.el9_4.x86_64.rpm"}, step.with)
+	assert.Len(t, p.uploads[h["rocky-linux-9.5"]], 5)
+	assert.Empty(t, p.uploads[h["opensuse-tumbleweed"]], "the EL rpms are not for a SUSE host")
+}

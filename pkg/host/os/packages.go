@@ -21,6 +21,11 @@ type Packages struct {
 	// Keys are signing keys already on the host, imported before the
 	// install (RPMPreflight).
 	Keys []string
+	// ResolveWith are package files installed later, by another phase:
+	// the offline dependency check covers them with Files, so what the
+	// whole set lacks is named before any of it is installed. Those
+	// already installed at their version are left out.
+	ResolveWith []string
 }
 
 // pending is a file whose package is not installed at its version.
@@ -94,7 +99,11 @@ func (p Packages) Apply(ctx context.Context, r host.Runner) (Change, error) {
 	for i, t := range todo {
 		files[i] = t.file
 	}
-	if err := RPMPreflight(ctx, r, p.Configurer, tool, files, p.Keys); err != nil {
+	later, err := p.pendingOf(ctx, r, p.ResolveWith)
+	if err != nil {
+		return Change{}, err
+	}
+	if err := RPMPreflight(ctx, r, p.Configurer, tool, append(files, later...), p.Keys); err != nil {
 		return Change{}, err
 	}
 	cmd, err := p.Configurer.InstallCommand(tool, files)
@@ -121,6 +130,25 @@ func (p Packages) Apply(ctx context.Context, r host.Runner) (Change, error) {
 		c.warnf("%s reported an error, but every package is installed at its version: %v", tool, runErr)
 	}
 	return c, nil
+}
+
+// pendingOf are the files whose package is not installed at its version.
+func (p Packages) pendingOf(ctx context.Context, r host.Runner, files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		pkg, err := p.Configurer.PackageFile(ctx, r, f)
+		if err != nil {
+			return nil, err
+		}
+		ok, _, err := p.installed(ctx, r, pkg)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 func versions(ps []Package) string {

@@ -77,3 +77,26 @@ func TestUnresolvedLinesOfEachSolver(t *testing.T) {
 		}
 	}
 }
+
+// Phase 9 installs the policy rpms first; the host's other rpms come later.
+// The offline check covers both, so a dependency rke2-common lacks stops
+// the apply before even the policy is installed; only Files are installed.
+func TestPackagesResolveWithLaterFiles(t *testing.T) {
+	f := k3sSELinuxHost()
+	f.files["/r/rke2-common.rpm"] = "rke2-common|0:1.35.4~rke2r1-0.el9|x86_64"
+	f.resolveOut = "Dependencies resolved.\nOperation aborted."
+	h := f.host()
+	step := Packages{Configurer: EnterpriseLinux{}, Files: []string{"/r/k3s-selinux.rpm"}, ResolveWith: []string{"/r/rke2-common.rpm"}}
+	if _, err := step.Apply(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	resolved := false
+	for _, c := range h.Commands() {
+		if strings.Contains(c, "--assumeno") {
+			resolved = strings.Contains(c, "/r/k3s-selinux.rpm") && strings.Contains(c, "/r/rke2-common.rpm")
+		}
+	}
+	if !resolved || len(f.installs) != 1 || strings.Join(f.installs[0], " ") != "/r/k3s-selinux.rpm" {
+		t.Errorf("resolved both: %v; installs %q, want only the policy", resolved, f.installs)
+	}
+}
