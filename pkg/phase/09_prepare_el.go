@@ -125,6 +125,11 @@ func (r requireContainerSELinux) Apply(ctx context.Context, run hostRunner) (hos
 		return c, err
 	}
 	if len(have) == 0 {
+		if rpm, err := hostos.HasRPM(ctx, run); err != nil || !rpm {
+			// No rpm database (Flatcar): the OS's policy carries the
+			// container rules itself; there is no package to ask about.
+			return c, err
+		}
 		return c, fmt.Errorf("SELinux is enabled and container-selinux is not installed; the package carries no container-selinux rpm for this host (add one with selector.package: rpm)")
 	}
 	return c, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
@@ -98,4 +99,21 @@ func TestPrepareELResolvesTheRouteWithThePolicy(t *testing.T) {
 	assert.Equal(t, []string{"/var/lib/rancher/rke2/rpm/rke2-common-1.35.4~rke2r1-0.el9.x86_64.rpm", "/var/lib/rancher/rke2/rpm/libnftnl-1.2.6-4.el9_4.x86_64.rpm"}, step.with)
 	assert.Len(t, p.uploads[h["rocky-linux-9.5"]], 5)
 	assert.Empty(t, p.uploads[h["opensuse-tumbleweed"]], "the EL rpms are not for a SUSE host")
+}
+
+// container-selinux is required where the policy comes as that package
+// (an rpm database answers); Flatcar builds it into its own policy and has
+// no rpm, so phase 9 does not refuse it.
+func TestRequireContainerSELinuxOnlyWithAnRPMDatabase(t *testing.T) {
+	ctx := context.Background()
+	step := requireContainerSELinux{cfg: hostos.For(hostos.Detect(releaseFixture(t, "flatcar-container-linux-4459.0.0")))}
+	flatcar := (&hosttest.Fake{Name: "flatcar", Strict: true}).On("command -v", "none\n")
+	_, err := step.Apply(ctx, flatcar)
+	assert.NoError(t, err, "no rpm database: nothing to require")
+
+	step.cfg = hostos.EnterpriseLinux{}
+	el := (&hosttest.Fake{Name: "rocky", Strict: true}).On("command -v", "rpm\n").On("rpm -q ", "package container-selinux is not installed\n")
+	_, err = step.Apply(ctx, el)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "container-selinux is not installed")
 }

@@ -31,6 +31,13 @@ func SplitRPMKeys(files []string) (pkgs, keys []string) {
 	return pkgs, keys
 }
 
+// HasRPM says the host has an rpm database to ask: Flatcar, which builds
+// the container policy into its own SELinux policy, has none.
+func HasRPM(ctx context.Context, r host.Runner) (bool, error) {
+	tool, err := firstTool(ctx, r, "rpm")
+	return tool != "", err
+}
+
 // dnf5Repos: dnf5 exits 2 on --disable-repo='*' when no repository is
 // configured at all, common on an air-gapped host (docs/reference/hosts.md
 // §2.9). The option is probed with a command that only reads the
