@@ -109,7 +109,7 @@ func TestRequireContainerSELinuxOnlyWithAnRPMDatabase(t *testing.T) {
 	step := requireContainerSELinux{cfg: hostos.For(hostos.Detect(releaseFixture(t, "flatcar-container-linux-4459.0.0")))}
 	flatcar := (&hosttest.Fake{Name: "flatcar", Strict: true}).On("command -v", "none\n")
 	_, err := step.Apply(ctx, flatcar)
-	assert.NoError(t, err, "no rpm database: nothing to require")
+	require.NoError(t, err, "no rpm database: nothing to require")
 
 	step.cfg = hostos.EnterpriseLinux{}
 	el := (&hosttest.Fake{Name: "rocky", Strict: true}).On("command -v", "rpm\n").On("rpm -q ", "package container-selinux is not installed\n")
