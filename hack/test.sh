@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs every test cargoship has: the unit tests first, then the tests
-# that need root and real hosts (the fleet harness, the test engine), then
+# that need root and real hosts (the fleet harness, the test engine, the
+# fault tests, the provider's acceptance tests with the terraform binary), then
 # the phase suite three times against a container fleet: its staging half,
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
 # the three-controller walk) with the test engine as k3s, and the
@@ -29,6 +30,9 @@ go test -count=1 -timeout 10m ./test/e2e/e2eutil/...
 
 echo "== fault tests"
 go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
+
+echo "== provider: terraform acceptance tests (docs/provider.md)"
+go test -count=1 -p 1 -timeout 30m -v ./test/e2e/provider/...
 
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
 # suite NAME [-run=REGEXP] VAR=VALUE...

@@ -61,11 +61,16 @@ func addFindings(diags *diag.Diagnostics, inv *inventory, fs v1alpha1.Findings) 
 		if f.Severity == v1alpha1.SeverityWarning {
 			summary = "Cluster warning"
 		}
+		// The attribute leads (Terraform may only point at the resource
+		// block); the document's field path follows, as validate names it.
 		detail := f.Message
-		if f.Path != "" {
+		at, ok := attributePath(inv, f.Path)
+		switch {
+		case ok && f.Path != "":
+			detail = at.String() + ": " + f.Message + " (" + f.Path + " in the inventory)"
+		case f.Path != "":
 			detail = f.Path + ": " + f.Message
 		}
-		at, ok := attributePath(inv, f.Path)
 		switch {
 		case ok && f.Severity == v1alpha1.SeverityWarning:
 			diags.AddAttributeWarning(at, summary, detail)

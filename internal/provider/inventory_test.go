@@ -133,7 +133,7 @@ func TestFindingsNameTheAttribute(t *testing.T) {
 	var got diag.Diagnostics
 	addFindings(&got, inv, fs)
 	at := path.Root("hosts").AtMapKey("kw0").AtName("private_address")
-	if !hasAttrError(got, at, "privateAddress") {
+	if !hasAttrError(got, at, `hosts["kw0"].private_address: "not an address" is not an IP address (spec.hosts[2].privateAddress in the inventory)`) {
 		t.Errorf("no error at %s: %v", at, got)
 	}
 	warned := false

@@ -98,16 +98,8 @@ func nodeStatuses(st *action.Status) []nodeStatus {
 // back); hosts running another engine version than the state's lose the
 // package digest (the plan then applies the package again).
 func (c *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m clusterModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	hosts, _, d := hostsOf(ctx, m.Hosts)
-	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
-		return
-	}
-	inv, _, d := buildInventory(ctx, &m, hosts, func(_ string, h hostModel) bool { return present(h) })
-	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || len(inv.Keys) == 0 {
+	m, hosts, inv, d := stateInventory(ctx, req.State)
+	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || inv == nil {
 		return
 	}
 	st, err := c.r.refresh(ctx, run{model: &m, inv: inv, engine: m.Engine.ValueString()})

@@ -117,14 +117,8 @@ func (c *clusterResource) planDestroy(ctx context.Context, req resource.ModifyPl
 	if c.r == nil || req.State.Raw.IsNull() {
 		return
 	}
-	var st clusterModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &st)...); resp.Diagnostics.HasError() {
-		return
-	}
-	hosts, _, d := hostsOf(ctx, st.Hosts)
-	resp.Diagnostics.Append(d...)
-	inv, _, d := buildInventory(ctx, &st, hosts, func(_ string, h hostModel) bool { return present(h) })
-	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || len(inv.Keys) == 0 {
+	st, _, inv, d := stateInventory(ctx, req.State)
+	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || inv == nil {
 		return
 	}
 	rep, err := c.r.do(ctx, run{model: &st, inv: inv, pkgPath: packageIfPresent(st), engine: st.Engine.ValueString(), phases: action.ResetPhases(), dry: true})

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -99,16 +100,8 @@ func (c *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 
 // Delete implements resource.Resource: `cargoship reset` of every host.
 func (c *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var st clusterModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &st)...); resp.Diagnostics.HasError() {
-		return
-	}
-	hosts, _, d := hostsOf(ctx, st.Hosts)
-	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
-		return
-	}
-	inv, _, d := buildInventory(ctx, &st, hosts, func(_ string, h hostModel) bool { return present(h) })
-	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || len(inv.Keys) == 0 {
+	st, _, inv, d := stateInventory(ctx, req.State)
+	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() || inv == nil {
 		return
 	}
 	rep, err := c.r.do(ctx, run{model: &st, inv: inv, pkgPath: packageIfPresent(st), engine: st.Engine.ValueString(),
@@ -209,4 +202,23 @@ func (c *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// stateInventory is a state's model, its hosts and the document of its
+// present hosts; the document is nil when no host is present.
+func stateInventory(ctx context.Context, state tfsdk.State) (clusterModel, map[string]hostModel, *inventory, diag.Diagnostics) {
+	var m clusterModel
+	diags := state.Get(ctx, &m)
+	if diags.HasError() {
+		return m, nil, nil, diags
+	}
+	hosts, _, d := hostsOf(ctx, m.Hosts)
+	if diags.Append(d...); diags.HasError() {
+		return m, nil, nil, diags
+	}
+	inv, _, d := buildInventory(ctx, &m, hosts, func(_ string, h hostModel) bool { return present(h) })
+	if diags.Append(d...); diags.HasError() || len(inv.Keys) == 0 {
+		return m, hosts, nil, diags
+	}
+	return m, hosts, inv, diags
 }
