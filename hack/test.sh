@@ -6,13 +6,20 @@
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
 # the three-controller walk) with the test engine as k3s, and the
 # single-controller full walk again with it as rke2 (docs/e2e.md). Run it as
-# root.
+# root, or as a user with sudo: it then runs itself again through sudo,
+# keeping PATH so root finds the same go.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# Before the cd below: "$0" is the path as it was typed, relative to the
+# directory it was typed in.
 if [[ $(id -u) -ne 0 ]]; then
-  echo "hack/test.sh needs root: the fleet tests create network namespaces and containers" >&2
-  exit 1
+  if ! command -v sudo >/dev/null; then
+    echo "hack/test.sh needs root (the fleet tests create network namespaces and containers) and there is no sudo here: run it as root" >&2
+    exit 1
+  fi
+  echo "hack/test.sh: not root; running again through sudo" >&2
+  exec sudo env "PATH=$PATH" "$0" "$@"
 fi
+cd "$(dirname "$0")/.."
 ./hack/deps.sh
 go mod download
 mkdir -p build
