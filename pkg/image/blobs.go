@@ -47,7 +47,7 @@ func (p *Puller) ensureBlob(ctx context.Context, rp *remote.Puller, cache *fetch
 }
 
 func (p *Puller) fetchBlob(ctx context.Context, rp *remote.Puller, cache *fetch.Cache, r reference, d v1.Descriptor) (err error) {
-	layer, err := rp.Layer(ctx, r.ref.Context().Digest(d.Digest.String()))
+	layer, err := rp.Layer(ctx, r.pull.Context().Digest(d.Digest.String()))
 	if err != nil {
 		return err
 	}

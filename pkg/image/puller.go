@@ -38,6 +38,9 @@ type Puller struct {
 	Keychain authn.Keychain
 	// Progress shows blob transfers; nil shows nothing.
 	Progress fetch.Progress
+	// Overrides pull images through mirrors (ParseRegistryOverrides); the
+	// archive still names every image by its original reference.
+	Overrides []RegistryOverride
 }
 
 // ArchiveSummary is what WriteArchive wrote.
@@ -133,6 +136,9 @@ func (p *Puller) parseRefs(refs []string) ([]reference, error) {
 		}
 		if seen[r.normalized] {
 			continue
+		}
+		if r, err = r.withOverride(p.Overrides, p.Insecure); err != nil {
+			return nil, err
 		}
 		seen[r.normalized] = true
 		out = append(out, r)

@@ -15,6 +15,12 @@ const dockerHub = "docker.io"
 type reference struct {
 	ref        name.Reference // what to pull: the digest when one is given
 	normalized string         // registry/repository[:tag][@digest]
+	// pull is where the bytes come from: ref, or ref rewritten by a
+	// registry override. Everything recorded (archive names, the package,
+	// messages about the image) uses normalized, the original name.
+	pull name.Reference
+	// via is the override pull goes through, or nil.
+	via *RegistryOverride
 }
 
 // NormalizeRef returns the fully qualified form of an image reference:
@@ -53,7 +59,33 @@ func parseRef(s string, insecure bool) (reference, error) {
 		}
 		out += "@" + r.DigestStr()
 	}
-	return reference{ref: ref, normalized: out}, nil
+	return reference{ref: ref, normalized: out, pull: ref}, nil
+}
+
+// withOverride points r's pull at the mirror an override names, if any.
+func (r reference) withOverride(overrides []RegistryOverride, insecure bool) (reference, error) {
+	target, via := rewrite(r.normalized, overrides)
+	if via == nil {
+		return r, nil
+	}
+	var opts []name.Option
+	if insecure {
+		opts = append(opts, name.Insecure)
+	}
+	pull, err := name.ParseReference(target, opts...)
+	if err != nil {
+		return reference{}, fmt.Errorf("image %s: registry override %s gives %q: %w", r.normalized, via, target, err)
+	}
+	r.pull, r.via = pull, via
+	return r, nil
+}
+
+// pullRegistry names where r is pulled from, for messages.
+func (r reference) pullRegistry() string {
+	if r.via != nil {
+		return r.pull.Context().RegistryStr() + " (registry override " + r.via.String() + ")"
+	}
+	return r.pull.Context().RegistryStr()
 }
 
 // explicitTag returns the tag written before an "@digest", if any; the

@@ -27,7 +27,7 @@ type resolvedImage struct {
 // resolve fetches the manifest for ref, picks the linux/arch image out of an
 // index, and checks the image's config names that platform.
 func (p *Puller) resolve(ctx context.Context, rp *remote.Puller, cache *fetch.Cache, r reference, arch string) (*resolvedImage, error) {
-	desc, err := rp.Get(ctx, r.ref)
+	desc, err := rp.Get(ctx, r.pull)
 	if err != nil {
 		return nil, pullError(r, arch, err)
 	}
@@ -41,7 +41,7 @@ func (p *Puller) resolve(ctx context.Context, rp *remote.Puller, cache *fetch.Ca
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %w", r.normalized, err)
 		}
-		cdesc, err := rp.Get(ctx, r.ref.Context().Digest(child.Digest.String()))
+		cdesc, err := rp.Get(ctx, r.pull.Context().Digest(child.Digest.String()))
 		if err != nil {
 			return nil, pullError(r, arch, err)
 		}
@@ -128,8 +128,11 @@ func pullError(r reference, arch string, err error) error {
 			}
 		}
 		if notFound {
-			return fmt.Errorf("image %s (linux/%s): not found in registry %s: %w", r.normalized, arch, r.ref.Context().RegistryStr(), err)
+			return fmt.Errorf("image %s (linux/%s): not found in registry %s: %w", r.normalized, arch, r.pullRegistry(), err)
 		}
+	}
+	if r.via != nil {
+		return fmt.Errorf("image %s (linux/%s) from %s: %w", r.normalized, arch, r.pullRegistry(), err)
 	}
 	return fmt.Errorf("image %s (linux/%s): %w", r.normalized, arch, err)
 }
