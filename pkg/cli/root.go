@@ -58,6 +58,7 @@ func NewRootCommand(out, errOut io.Writer, lookupEnv func(string) (string, bool)
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
+	setVersionFlag(root)
 	root.AddGroup(
 		&cobra.Group{ID: groupPackage, Title: "Package Commands:"},
 		&cobra.Group{ID: groupInstall, Title: "Install Commands:"},
