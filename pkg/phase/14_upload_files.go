@@ -61,3 +61,11 @@ func (p *UploadFiles) Run(ctx context.Context) error {
 		return s.PlaceAll(ctx, h, p.Title(), p.plans[h])
 	})
 }
+
+// CommonEntries are the package entries Upload files to hosts sends h:
+// spec.config.files selected for it and the image archive of its
+// architecture. The e2e suite reads it to know what to look for on a host
+// of a package it did not build.
+func CommonEntries(entries []pkgfile.Entry, h *node.Host) []pkgfile.Entry {
+	return commonEntries(entries, h)
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // UploadRoute is one install route's upload phase (RPM, APT, Binaries). A
@@ -126,4 +127,12 @@ func (p *UploadRoute) Run(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// RouteEntries are the package entries the route's upload phase sends h
+// when it claims it (see UploadRoute.eligible for which host it may claim).
+// The e2e suite reads it to know what to look for on a host of a package
+// it did not build.
+func RouteEntries(entries []pkgfile.Entry, route string, h *node.Host) []pkgfile.Entry {
+	return routeEntries(entries, route, h)
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
-	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // walkStep is one phase of the apply walk and what must be true after it.
@@ -107,47 +107,21 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			each(t, func(t *testing.T, name string, h *node.Host) { assertFirewall(t, w, in, s, name, h) })
 		}},
 		{"Test_14_UploadFiles", "Upload files to hosts", func(t *testing.T, s *node.Fleet) {
-			e := entryByTarget(t, s, pkg.MOTD)
-			img := s.Package.EntriesOf("images")
-			require.Len(t, img, 1)
-			each(t, func(t *testing.T, name string, _ *node.Host) {
-				assert.Equal(t, "640 root:root "+e.SHA256, in.root(t, name, "stat -c '%a %U:%G' "+pkg.MOTD+" | tr '\\n' ' '; sha256sum "+pkg.MOTD+" | cut -d' ' -f1"))
-				assert.Equal(t, img[0].SHA256, in.root(t, name, "sha256sum "+s.ImagesDir()+"/"+strings.TrimPrefix(img[0].Name, "images/")+" | cut -d' ' -f1"))
-			})
-		}},
-		{"Test_15_UploadRPM", "Upload files to hosts – RPM", func(t *testing.T, s *node.Fleet) {
 			each(t, func(t *testing.T, name string, h *node.Host) {
-				assert.NotEqual(t, "rpm", h.Route, "%s: no Enterprise Linux host here, nothing claimed by RPM", name)
-			})
-		}},
-		{"Test_16_UploadAPT", "Upload files to hosts – APT", func(t *testing.T, s *node.Fleet) {
-			deb := entryByTarget(t, s, pkg.Deb)
-			each(t, func(t *testing.T, name string, h *node.Host) {
-				if h.IsController() {
-					// The package has no debs for controllers: APT must not claim
-					// them (docs/apply.md, Install routes), they fall to the binary
-					// route.
-					assert.Empty(t, h.Route, "%s: APT claimed a host it uploaded nothing to", name)
-					_, has := in.try(t, name, "test -e "+pkg.Deb)
-					assert.False(t, has)
-					return
+				pls := commonPlacements(s, h)
+				require.NotEmpty(t, pls, "%s: the package sends this host no common file or image", name)
+				for _, pl := range pls {
+					assertPlaced(t, in, name, pl, pl.Target)
 				}
-				assert.Equal(t, "apt", h.Route, name)
-				assert.Equal(t, deb.SHA256, in.root(t, name, "sha256sum "+pkg.Deb+" | cut -d' ' -f1"), name)
 			})
 		}},
+		{"Test_15_UploadRPM", "Upload files to hosts – RPM", func(t *testing.T, s *node.Fleet) { assertRoute(t, in, s, wk, v1alpha1.RouteRPM) }},
+		// A package with no debs for controllers leaves Debian controllers
+		// to the binary route: APT claims only the hosts it uploads to
+		// (docs/apply.md, Install routes).
+		{"Test_16_UploadAPT", "Upload files to hosts – APT", func(t *testing.T, s *node.Fleet) { assertRoute(t, in, s, wk, v1alpha1.RouteAPT) }},
 		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", func(t *testing.T, s *node.Fleet) {
-			bin := entryByTarget(t, s, pkg.Binary)
-			each(t, func(t *testing.T, name string, h *node.Host) {
-				if !h.IsController() {
-					assert.Equal(t, "apt", h.Route, "%s: the binary route must not take a host APT claimed", name)
-					return
-				}
-				assert.Equal(t, "binary", h.Route, name)
-				staged := in.root(t, name, "stat -c %a "+node.StagedPath(pkg.Binary)+"; sha256sum "+node.StagedPath(pkg.Binary)+" | cut -d' ' -f1")
-				assert.Equal(t, "755\n"+bin.SHA256, staged, "%s: the executable waits, staged, beside its target", name)
-				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(true)+".service | head -1"), "%s: systemd knows the unit", name)
-			})
+			assertRoute(t, in, s, wk, v1alpha1.RouteBinary)
 		}},
 		{"Test_18_ImportImages", "Import images", func(t *testing.T, s *node.Fleet) {
 			// k3s and rke2 import their images directory by themselves:
@@ -180,16 +154,18 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		{"Test_23_UpgradeControllers", "Upgrade Controller", nil},
 		{"Test_24_UpgradeWorkers", "Upgrade Worker", nil},
 		{"Test_25_InstallStaged", "Install staged files", func(t *testing.T, s *node.Fleet) {
-			bin := entryByTarget(t, s, pkg.Binary)
 			each(t, func(t *testing.T, name string, h *node.Host) {
-				if h.IsController() {
-					assert.Equal(t, "755 "+bin.SHA256, in.root(t, name, "stat -c %a "+pkg.Binary+" | tr '\\n' ' '; sha256sum "+pkg.Binary+" | cut -d' ' -f1"), name)
-					_, staged := in.try(t, name, "test -e "+node.StagedPath(pkg.Binary))
-					assert.False(t, staged, "%s: the staged copy was moved, not copied", name)
-					return
+				for _, pl := range routePlacements(s, h, h.Route) {
+					if h.Route == v1alpha1.RouteBinary {
+						assertPlaced(t, in, name, pl, pl.Target)
+						_, staged := in.try(t, name, "test -e "+node.StagedPath(pl.Target))
+						assert.False(t, staged, "%s: the staged copy of %s was moved, not copied", name, pl.Target)
+						continue
+					}
+					_, ok := in.try(t, name, packageInstalledCmd(h.Route, pl.Target))
+					assert.True(t, ok, "%s: %s installed the package in the uploaded %s", name, h.Route, pl.Target)
 				}
-				assert.Equal(t, "install ok installed", in.root(t, name, "dpkg-query -W -f='${Status}' cargoship-e2e-agent"), "%s: apt installed the uploaded .deb", name)
-				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(false)+".service | head -1"), name)
+				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(h.IsController())+".service | head -1"), "%s: systemd knows the engine's unit", name)
 			})
 		}},
 		{"Test_26_SyncConfigControllers", "Sync Registry Config Controller", nil},
@@ -249,14 +225,35 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 	}
 }
 
-// entryByTarget finds the package entry placed at target.
-func entryByTarget(t *testing.T, s *node.Fleet, target string) pkgfile.Entry {
+// assertRoute checks one route phase from inside the hosts: it claimed
+// exactly the hosts expectedRoute gives it, and each holds the files the
+// route sent it, an executable of the binary route staged beside its
+// target, and the engine's unit known to systemd once the route shipped
+// it.
+func assertRoute(t *testing.T, in *inspector, s *node.Fleet, wk *walker, route string) {
 	t.Helper()
-	for _, e := range s.Package.Entries() {
-		if e.Target == target {
-			return e
+	for _, h := range wk.state().Hosts {
+		name := h.Spec.Hostname
+		want := expectedRoute(s, h)
+		if want != route {
+			assert.NotEqual(t, route, h.Route, routeNote(h, want))
+			continue
+		}
+		assert.Equal(t, route, h.Route, routeNote(h, want))
+		pls := routePlacements(s, h, route)
+		for _, pl := range pls {
+			at := pl.Target
+			if pl.Staged {
+				// The hosts start with no engine (Test_05), so nothing of
+				// the route is in place yet: the executable waits, staged.
+				at = node.StagedPath(pl.Target)
+				_, placed := in.try(t, name, "test -e "+pl.Target)
+				assert.False(t, placed, "%s: %s is in place before Install staged files", name, pl.Target)
+			}
+			assertPlaced(t, in, name, pl, at)
+		}
+		if unit := s.Engine.Service(h.IsController()); shipsUnit(pls, unit) {
+			assert.NotEmpty(t, in.root(t, name, "systemctl cat "+unit+".service | head -1"), "%s: systemd knows the unit", name)
 		}
 	}
-	t.Fatalf("the package has no entry for %s", target)
-	return pkgfile.Entry{}
 }

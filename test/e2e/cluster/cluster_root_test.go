@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ import (
 // after apply start from the cluster the apply walk installed.
 func TestClusterPhases(t *testing.T) {
 	w := provision(t)
-	pkg := buildTestPackage(t, w.distro, false)
+	pkg := suitePackage(t, w, false)
 	in := newInspector(t, w)
 	w.prepareFirewalls(t, in)
 
@@ -77,9 +78,19 @@ func TestClusterPhases(t *testing.T) {
 	// upgrade subtest, so it is built here.
 	running := pkg
 	up, upErr := upgradeEnabled()
+	if upErr == nil && w.userPkg != "" {
+		// A user's package has no newer one unless they bring it; naming
+		// one is asking for the walk.
+		switch {
+		case w.userUpgrade != "":
+			up = true
+		case up:
+			upErr = fmt.Errorf("%s with %s needs %s, the package to upgrade to", envUpgrade, envPackage, envUpgradePackage)
+		}
+	}
 	var newer *testPackage
 	if upErr == nil && up && !w.stage && applied {
-		newer = buildTestPackage(t, w.distro, true)
+		newer = suitePackage(t, w, true)
 	}
 	run(t, "upgrade", func(t *testing.T) {
 		require.NoError(t, upErr)

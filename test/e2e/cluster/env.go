@@ -21,6 +21,10 @@ const (
 	envUpgrade   = envPrefix + "UPGRADE"
 	envKeep      = envPrefix + "KEEP_FLEET"
 	envDistro    = envPrefix + "DISTRO"
+	// envPackage and envUpgradePackage are packages a user built, walked
+	// instead of the test package (docs/e2e.md, "Your own package").
+	envPackage        = envPrefix + "PACKAGE"
+	envUpgradePackage = envPrefix + "UPGRADE_PACKAGE"
 )
 
 // Backends the suite knows.

@@ -53,7 +53,7 @@ func TestThreeControllers(t *testing.T) {
 	require.NoError(t, err)
 	w.setViews(t, c, "")
 	in := newInspector(t, w)
-	pkg := buildTestPackage(t, distro, false)
+	pkg := buildTestPackage(t, distro, false) // this walk's own fleet, always the test package
 
 	rep := runWhole(t, w, pkg.Path, w.applyPath, false)
 	var founded, joined []string

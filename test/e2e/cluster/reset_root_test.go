@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/action"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/node"
-	testengine "github.com/colonel-byte/cargoship/test/engine"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 // The reset phases' titles the assertions sort a report's lines by
@@ -167,17 +168,24 @@ func assertForgotten(t *testing.T, in *inspector, survivors []string, removed, a
 
 // removedPaths is everything a reset with pkg takes off a host: the
 // engine's removal list (docs/reset.md, "What a reset removes"),
-// cargoship's own directories, and every target the test package places.
-// Links are the paths removed only when they are symbolic links.
+// cargoship's own directories, and every target the package's index
+// places (the engine binary, its kubectl, units, scripts, package files
+// and common files). Links are the paths removed only when they are
+// symbolic links.
 func removedPaths(t *testing.T, pkg *testPackage) (paths, links []string) {
 	t.Helper()
 	rm := pkg.Distro.Engine().Removal()
 	paths = append(append(paths, rm.Files...), rm.Dirs...)
-	paths = append(paths, node.ConfigDir, node.StateDir, pkg.MOTD, pkg.Deb)
-	layout, err := testengine.Layout(pkg.Distro.Name)
-	require.NoError(t, err)
-	for _, f := range layout {
-		paths = append(paths, f.Target) // the engine binary, its kubectl, units, scripts
+	paths = append(paths, node.ConfigDir, node.StateDir)
+	for _, e := range pkg.Entries {
+		if e.Target == "" || e.Kind != pkgfile.KindFiles && e.Kind != pkgfile.KindOS {
+			continue // images go into the engine's images directory, on the removal list
+		}
+		target := e.Target
+		if e.IsDirectory {
+			target = path.Join(target, path.Base(e.Name))
+		}
+		paths = append(paths, target)
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths), rm.Links

@@ -92,7 +92,7 @@ func upgradeWalk(t *testing.T, w *world, in *inspector, newer *testPackage) {
 	rep := runWhole(t, w, newer.Path, w.allPath, false)
 	ctl := w.firstController()
 	for name, n := range clusterNodes(t, in, ctl) {
-		assert.Equal(t, newer.Distro.UpgradeBuilt, n.KubeletVersion, "%s runs the new version", name)
+		assert.Equal(t, newer.Built, n.KubeletVersion, "%s runs the new version", name)
 		assert.True(t, n.Ready, "%s Ready", name)
 		assert.False(t, n.Unschedulable, "%s uncordoned", name)
 	}

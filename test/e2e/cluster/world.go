@@ -37,8 +37,11 @@ type world struct {
 	knownHosts         string
 	kubeconfig         string // where phase 28 writes the admin kubeconfig
 	stage              bool
-	stoodDown          []string
-	log                *slog.Logger
+	// userPkg and userUpgrade are CARGOSHIP_E2E_PACKAGE and
+	// CARGOSHIP_E2E_UPGRADE_PACKAGE, "" when the suite builds its own.
+	userPkg, userUpgrade string
+	stoodDown            []string
+	log                  *slog.Logger
 }
 
 // standDown records an assertion this backend does not make, so a green
@@ -62,6 +65,17 @@ func provision(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{backend: backendName(), distro: distro, stage: stage, log: testLogger(t)}
+	if w.userPkg, w.userUpgrade, err = userPackages(); err != nil {
+		t.Fatal(err)
+	}
+	if w.userPkg != "" {
+		// The engine is the package's, whatever the distro knob says: a
+		// knob that names another is a mistake, not a choice.
+		if w.distro = userDistro(t, w.userPkg); os.Getenv(envDistro) != "" && os.Getenv(envDistro) != w.distro.Name {
+			t.Fatalf("%s=%s but %s installs %s", envDistro, os.Getenv(envDistro), w.userPkg, w.distro.Name)
+		}
+		t.Logf("%s: walking %s (%s %s), not the test package", envPackage, w.userPkg, w.distro.Name, w.distro.Version)
+	}
 	switch w.backend {
 	case backendContainer:
 		w.provisionContainers(t)

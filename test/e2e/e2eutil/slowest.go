@@ -60,8 +60,8 @@ func (s *Steps) Report(w io.Writer, n int) {
 	if len(leaves) > n {
 		leaves = leaves[:n]
 	}
-	fmt.Fprintf(w, "slowest steps (%d of %d):\n", len(leaves), len(s.Leaves()))
+	_, _ = fmt.Fprintf(w, "slowest steps (%d of %d):\n", len(leaves), len(s.Leaves()))
 	for _, st := range leaves {
-		fmt.Fprintf(w, "  %8s  %s\n", st.took.Round(100*time.Millisecond), st.name)
+		_, _ = fmt.Fprintf(w, "  %8s  %s\n", st.took.Round(100*time.Millisecond), st.name)
 	}
 }
