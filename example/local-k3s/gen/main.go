@@ -2,10 +2,11 @@
 // into example/local-k3s/layout: cargoship's test engine built as k3s
 // v1.35.3+k3s1, this machine's kubectl (which the test engine runs), and
 // the engine's units and scripts, each named after its install target.
-// Nothing is downloaded, so `cargoship create example/local-k3s` needs no
-// network (docs/e2e.md, "Your own package").
+// Then it copies distro.yaml.in to distro.yaml: the definition exists only
+// once the files it names do. Nothing is downloaded, so `cargoship create
+// example/local-k3s` needs no network (docs/e2e.md, "Your own package").
 //
-//	go run ./example/local-k3s/gen [-version v1.35.3+k3s1]
+//	go run ./example/local-k3s/gen
 package main
 
 import (
@@ -20,16 +21,20 @@ import (
 )
 
 func main() {
-	version := flag.String("version", "v1.35.3+k3s1", "the release the test engine reports")
-	dir := flag.String("dir", filepath.Join("example", "local-k3s", "layout"), "where the sources go")
+	def := flag.String("def", filepath.Join("example", "local-k3s"), "the example's directory")
 	flag.Parse()
-	if err := run(*version, *dir); err != nil {
+	if err := run(*def); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(version, dir string) error {
+// version is the release the test engine reports, the definition's
+// 1.35.3-k3s1.
+const version = "v1.35.3+k3s1"
+
+func run(def string) error {
+	dir := filepath.Join(def, "layout")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -64,5 +69,9 @@ func run(version, dir string) error {
 		}
 		fmt.Printf("%s -> %s (%s, %04o)\n", out, f.Target, f.Role, f.Mode)
 	}
-	return nil
+	in, err := os.ReadFile(filepath.Join(def, "distro.yaml.in"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(def, "distro.yaml"), in, 0o644)
 }
