@@ -76,6 +76,20 @@ func (r *Report) Failure() error {
 	return r.failure
 }
 
+// runFailure is why the run failed: the error Fail recorded, else a phase
+// the timings say failed (a walk that did not call Fail), else nil.
+func (r *Report) runFailure() error {
+	if err := r.Failure(); err != nil {
+		return err
+	}
+	for _, t := range r.Timings() {
+		if t.Outcome == "failed" {
+			return fmt.Errorf("phase %q failed", t.Title)
+		}
+	}
+	return nil
+}
+
 // Changes returns a copy of every change, sorted by host then phase order.
 func (r *Report) Changes() []Change {
 	r.mu.Lock()
@@ -124,12 +138,7 @@ func (r *Report) Summary(dryRun bool) string {
 	if dryRun {
 		verb = "would change"
 	}
-	failure := r.Failure()
-	for _, t := range r.Timings() {
-		if failure == nil && t.Outcome == "failed" {
-			failure = fmt.Errorf("phase %q failed", t.Title) // a walk without Fail
-		}
-	}
+	failure := r.runFailure()
 	if failure != nil {
 		fmt.Fprintf(&b, "failed: %v\n", failure)
 		if dryRun {
@@ -162,7 +171,7 @@ func (r *Report) Summary(dryRun bool) string {
 		}
 	}
 	if n := r.BytesUploaded(); n > 0 || !dryRun {
-		fmt.Fprintf(&b, "uploaded: %d bytes\n", n)
+		fmt.Fprintf(&b, "uploaded: %s\n", HumanBytes(n))
 	}
 	for _, n := range r.Notes() {
 		fmt.Fprintf(&b, "note: %s\n", n)
