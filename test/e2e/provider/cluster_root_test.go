@@ -50,6 +50,8 @@ func TestAccClusterLifecycle(t *testing.T) {
 					resource.TestCheckResourceAttr(res, "nodes.#", "3"),
 					w.nodesReady("kc0", "kw0", "kw1"),
 					w.engineOn(t, d.Built, "kc0", "kw0", "kw1"),
+					resource.TestMatchResourceAttr(res, "kubeconfig",
+						regexp.MustCompile(`server: https://`+regexp.QuoteMeta(w.hosts[0].PrivateAddress)+`:6443`)),
 				),
 			},
 			{

@@ -156,6 +156,6 @@ func (w *world) render(absent, gone []string) string {
 		}
 		b.WriteString("    }\n")
 	}
-	b.WriteString("  }\n\n  timeouts = {\n    create = \"20m\"\n    update = \"20m\"\n    delete = \"10m\"\n  }\n}\n")
+	b.WriteString("  }\n\n  export_kubeconfig = true\n\n  timeouts = {\n    create = \"20m\"\n    update = \"20m\"\n    delete = \"10m\"\n  }\n}\n")
 	return b.String()
 }
