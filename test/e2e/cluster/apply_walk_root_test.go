@@ -162,7 +162,9 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 						assert.False(t, staged, "%s: the staged copy of %s was moved, not copied", name, pl.Target)
 						continue
 					}
-					_, ok := in.try(t, name, packageInstalledCmd(h.Route, pl.Target))
+					cmd, err := packageInstalledCmd(h.OS, pl.Target)
+					require.NoError(t, err, name)
+					_, ok := in.try(t, name, cmd)
 					assert.True(t, ok, "%s: %s installed the package in the uploaded %s", name, h.Route, pl.Target)
 				}
 				assert.NotEmpty(t, in.root(t, name, "systemctl cat "+s.Engine.Service(h.IsController())+".service | head -1"), "%s: systemd knows the engine's unit", name)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
@@ -84,12 +85,18 @@ func shipsUnit(pls []node.Placement, unit string) bool {
 }
 
 // packageInstalledCmd is a shell command that succeeds when the package in
-// the uploaded file is installed, asked of the host's own package manager.
-func packageInstalledCmd(route, file string) string {
-	if route == v1alpha1.RouteRPM {
-		return `rpm -q "$(rpm -qp --qf '%{NAME}' ` + file + `)"`
+// the uploaded file is installed, asked of the package manager of the
+// host's family as detected from its os-release: rpm on Enterprise Linux
+// (and the other RPM families), dpkg on Debian and Ubuntu. A family with
+// no package route has no such command: its hosts take the binary route.
+func packageInstalledCmd(o hostos.OS, file string) (string, error) {
+	switch o.Route() {
+	case v1alpha1.RouteRPM:
+		return `rpm -q "$(rpm -qp --qf '%{NAME}' ` + file + `)"`, nil
+	case v1alpha1.RouteAPT:
+		return `[ "$(dpkg-query -W -f='${Status}' "$(dpkg-deb -f ` + file + ` Package)")" = "install ok installed" ]`, nil
 	}
-	return `[ "$(dpkg-query -W -f='${Status}' "$(dpkg-deb -f ` + file + ` Package)")" = "install ok installed" ]`
+	return "", fmt.Errorf("%s (%s) has no package route: a package file is never installed there", o.Release.ID, o.Family)
 }
 
 // routeNote is what a route phase's assertions say of a host: its route.
