@@ -25,7 +25,7 @@ type hostState map[string]string
 // sysctls, the loaded nft table and the boot unit's state.
 const stateScript = `set -u
 for f in $(find /etc/cargoship /etc/cargoship-bench /etc/rancher /var/lib/rancher /usr/local/bin \
-    /etc/sysctl.d/90-cargoship.conf /etc/modules-load.d/cargoship.conf \
+    /etc/sysctl.d/zzz-cargoship.conf /etc/modules-load.d/cargoship.conf \
     /etc/systemd/system/k3s.service /etc/systemd/system/k3s-agent.service \
     /etc/systemd/system/cargoship-nftables.service /run/cargoship/cargoship.lock -type f 2>/dev/null | sort); do
   echo "@@file $f $(stat -c %a "$f") $(stat -c %s "$f") $(sha256sum < "$f" | cut -d' ' -f1)"
