@@ -16,6 +16,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/fetch"
+	"github.com/colonel-byte/cargoship/pkg/image"
 	"github.com/colonel-byte/cargoship/pkg/version"
 )
 
@@ -36,6 +37,12 @@ type CreateOptions struct {
 	Concurrency int
 	// InsecureRegistry allows registries served over plain HTTP.
 	InsecureRegistry bool
+	// RegistryOverrides pull images through mirrors; the package and the
+	// hosts keep the original references, and build.registryOverrides
+	// records the mirrors used.
+	RegistryOverrides []image.RegistryOverride
+	// SkipSBOM leaves the package's SBOM (SBOMName) out.
+	SkipSBOM bool
 	// CacheDir holds downloads (files/) and image blobs (images/) between
 	// runs; "" uses no persistent cache (a temporary one).
 	CacheDir string
@@ -213,7 +220,16 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 	if err := actions.run(ctx, "after", actions.set.After); err != nil {
 		return nil, err
 	}
-	m, manifest, sums, err := b.manifest(staged)
+	d := b.resolved()
+	if !b.opts.SkipSBOM {
+		sbom, err := writeSBOM(stageDir, d, filepath.Base(b.path), staged)
+		if err != nil {
+			return nil, err
+		}
+		staged = append(staged, sbom)
+		slices.SortFunc(staged, func(a, b stagedEntry) int { return strings.Compare(a.Name, b.Name) })
+	}
+	m, manifest, sums, err := b.manifest(d, staged)
 	if err != nil {
 		return nil, err
 	}
@@ -230,9 +246,9 @@ func (b *builder) build(ctx context.Context, actions *actionRunner) (*CreateResu
 	return &CreateResult{Path: path, Size: size, Manifest: m}, nil
 }
 
-// manifest fills build, indexes the staged entries and renders manifest.yaml
-// and checksums.txt.
-func (b *builder) manifest(staged []stagedEntry) (*Manifest, []byte, []byte, error) {
+// resolved is the definition as built: build filled with the
+// architectures, versions, time and the registry overrides pulled through.
+func (b *builder) resolved() v1alpha1.Distro {
 	d := *b.distro
 	when := b.opts.BuildTime
 	if when.IsZero() {
@@ -247,11 +263,26 @@ func (b *builder) manifest(staged []stagedEntry) (*Manifest, []byte, []byte, err
 	if len(b.arches) == 1 {
 		d.Build.Architecture = b.arches[0]
 	}
+	if len(b.opts.RegistryOverrides) > 0 && len(d.Spec.Config.ImageConfig.Images) > 0 {
+		d.Build.RegistryOverrides = map[string]string{}
+		for _, o := range b.opts.RegistryOverrides {
+			d.Build.RegistryOverrides[o.From] = o.To
+		}
+	}
+	return d
+}
+
+// manifest indexes the staged entries and renders manifest.yaml and
+// checksums.txt for d, the resolved definition.
+func (b *builder) manifest(d v1alpha1.Distro, staged []stagedEntry) (*Manifest, []byte, []byte, error) {
 	sums := Checksums{}
-	m := &Manifest{Distro: d, Package: Index{Layout: LayoutVersion}}
+	m := &Manifest{Distro: d, Package: Index{Layout: layoutWithoutSBOM}}
 	for _, s := range staged {
 		m.Package.Entries = append(m.Package.Entries, s.Entry)
 		sums[s.Name] = s.SHA256
+		if s.Kind == KindSBOM {
+			m.Package.Layout = layoutSBOM
+		}
 	}
 	sumsFile := sums.Marshal()
 	m.Package.Checksums = sha256Hex(sumsFile)

@@ -55,7 +55,7 @@ func TestCreateDemoCarriesEveryEntryWithItsMetadata(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"files/0/cargoship-demo", "files/1/inline.conf", "manifests/0/demo-namespace.yaml",
-		"os/0/demo-engine", "os/1/demo-engine.service", "os/2/demo-tool", "os/3/arch.txt", "selinux/0/demo.cil",
+		"os/0/demo-engine", "os/1/demo-engine.service", "os/2/demo-tool", "os/3/arch.txt", "sbom/cargoship.cdx.json", "selinux/0/demo.cil",
 	}, names)
 
 	motd, _ := p.Entry("files/0/cargoship-demo")

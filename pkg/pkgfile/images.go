@@ -21,7 +21,7 @@ type puller struct{ p *image.Puller }
 func newImageArchiver(cacheDir string, opts CreateOptions, log *slog.Logger) imageArchiver {
 	return puller{&image.Puller{
 		CacheDir: cacheDir, Concurrency: opts.Concurrency, Insecure: opts.InsecureRegistry,
-		Log: log, Transport: opts.RegistryTransport, Progress: opts.Progress,
+		Log: log, Transport: opts.RegistryTransport, Progress: opts.Progress, Overrides: opts.RegistryOverrides,
 	}}
 }
 

@@ -27,8 +27,10 @@ func checkIndex(doc *v1alpha1.Strict, m *Manifest) {
 			seen[e.Name] = i
 		}
 		switch {
-		case e.Target == "" && e.Kind != KindImages && e.Kind != KindSELinux:
+		case e.Target == "" && e.Kind != KindImages && e.Kind != KindSELinux && e.Kind != KindSBOM:
 			doc.Errorf(p+".target", "is required: where apply puts a %s entry", e.Kind)
+		case e.Target != "" && e.Kind == KindSBOM:
+			doc.Errorf(p+".target", "must be empty: apply places no %s entry", e.Kind)
 		case e.Target != "":
 			if err := v1alpha1.CheckHostPath(e.Target); err != nil {
 				doc.Errorf(p+".target", "%v", err)
@@ -71,7 +73,7 @@ func definitionItems(d *v1alpha1.Distro) map[Kind]int {
 
 // checkIndexName checks an entry's name is the one create gives it:
 // <kind>/<index>/<file> for a definition item, images/<archive> for an
-// image archive (index -1).
+// image archive and SBOMName for the SBOM (both index -1).
 func checkIndexName(e Entry, items map[Kind]int) error {
 	if err := checkEntryName(e.Name); err != nil {
 		return err
@@ -83,6 +85,12 @@ func checkIndexName(e Entry, items map[Kind]int) error {
 	if e.Kind == KindImages {
 		if len(parts) != 2 || e.Index != -1 {
 			return fmt.Errorf("%s is not images/<archive> with index -1", e.Name)
+		}
+		return nil
+	}
+	if e.Kind == KindSBOM {
+		if e.Name != SBOMName || e.Index != -1 {
+			return fmt.Errorf("%s is not %s with index -1", e.Name, SBOMName)
 		}
 		return nil
 	}

@@ -15,9 +15,22 @@ const (
 	ChecksumsName = "checksums.txt"
 )
 
-// LayoutVersion is written into every manifest; Open refuses a package laid
-// out by a newer, unknown scheme rather than misreading it.
-const LayoutVersion = 1
+// LayoutVersion is the newest layout this cargoship writes and reads; Open
+// refuses a package laid out by a newer, unknown scheme rather than
+// misreading it. Layout 2 added the SBOM entry: create writes 2 only when
+// the package carries one, so a package built with skip_sbom still opens
+// in a cargoship that knows layout 1 only.
+const LayoutVersion = layoutSBOM
+
+// The layouts create writes: without an SBOM, and with one.
+const (
+	layoutWithoutSBOM = 1
+	layoutSBOM        = 2
+)
+
+// SBOMName is the package's own SBOM (CycloneDX JSON), one entry like any
+// other: listed in checksums.txt and the index, so a signature covers it.
+const SBOMName = string(KindSBOM) + "/cargoship.cdx.json"
 
 // Kind is the top-level directory of a payload entry: which list of the
 // definition it came from.
@@ -30,10 +43,11 @@ const (
 	KindManifests Kind = "manifests" // spec.config.manifests: applied from the leader
 	KindSELinux   Kind = "selinux"   // spec.config.os.selinux.modules
 	KindImages    Kind = "images"    // one image archive per architecture
+	KindSBOM      Kind = "sbom"      // the package's SBOM; nothing apply places
 )
 
 // Kinds lists every payload kind in archive order.
-var Kinds = []Kind{KindFiles, KindImages, KindManifests, KindOS, KindSELinux}
+var Kinds = []Kind{KindFiles, KindImages, KindManifests, KindOS, KindSBOM, KindSELinux}
 
 // EntryName is where list item index of kind lives in the package:
 // files/<i>/<name>. The index is the position in the definition's list, so

@@ -45,11 +45,13 @@ func TestParseManifestRefuses(t *testing.T) {
 	}{
 		{"no digest line", bytes.Replace(data, []byte(manifestDigestPrefix), []byte("# something: "), 1), "digest line"},
 		{"an unknown key", rehash(t, bytes.Replace(data, []byte("package:\n"), []byte("surprise: 1\npackage:\n"), 1)), "surprise"},
-		{"a newer layout", rehash(t, bytes.Replace(data, []byte("layout: 1"), []byte("layout: 9"), 1)), "newer than this cargoship reads"},
-		{"no layout", rehash(t, bytes.Replace(data, []byte("  layout: 1\n"), nil, 1)), "package.layout is missing"},
+		{"a newer layout", rehash(t, bytes.Replace(data, []byte("layout: 2"), []byte("layout: 9"), 1)), "newer than this cargoship reads"},
+		{"no layout", rehash(t, bytes.Replace(data, []byte("  layout: 2\n"), nil, 1)), "package.layout is missing"},
 		{"an invalid definition", rehash(t, bytes.Replace(data, []byte("type: k3s"), []byte("type: nope"), 1)), "spec.type"},
 		{"no build architectures", rehash(t, bytes.Replace(data, []byte("build:\n  architectures:\n    - amd64\n    - arm64\n"), []byte("build:\n"), 1)), "build.architectures"},
 		{"a kind that is not the entry's directory", rehash(t, bytes.Replace(data, []byte("name: os/0/demo-engine\n      kind: os"), []byte("name: os/0/demo-engine\n      kind: files"), 1)), "is not under files/"},
+		{"an SBOM with a target", rehash(t, bytes.Replace(data, []byte("name: sbom/cargoship.cdx.json\n      kind: sbom\n      index: -1\n"), []byte("name: sbom/cargoship.cdx.json\n      kind: sbom\n      index: -1\n      target: /etc/x\n"), 1)), "must be empty: apply places no sbom entry"},
+		{"an SBOM under another name", rehash(t, bytes.Replace(data, []byte("name: sbom/cargoship.cdx.json"), []byte("name: sbom/other.json"), 1)), "is not sbom/cargoship.cdx.json with index -1"},
 		{"an escaping entry", rehash(t, bytes.Replace(data, []byte("name: os/0/demo-engine"), []byte("name: os/../../x"), 1)), "not a clean relative path"},
 	}
 	for _, tc := range cases {
