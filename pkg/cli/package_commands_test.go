@@ -95,7 +95,7 @@ func TestCreateSignInspectVerify(t *testing.T) {
 	assert.True(t, report.Signed)
 	assert.False(t, report.SignatureVerified, "no key given")
 	assert.Equal(t, []string{"amd64"}, report.Architectures)
-	assert.Len(t, report.Entries, 7)
+	assert.Len(t, report.Entries, 8, "7 files and the SBOM")
 	assert.Equal(t, pkgfile.Mode(0o755), report.Entries[3].Mode)
 
 	// Another key, and an unsigned package, are refused when a key is given.
