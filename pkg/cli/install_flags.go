@@ -26,6 +26,7 @@ type installFlags struct {
 	lockWait          time.Duration
 	skipUnready       bool
 	engine            engineFlags
+	output            outputFlags
 }
 
 func (f *installFlags) register(cmd *cobra.Command, app *App) {
@@ -45,18 +46,23 @@ func (f *installFlags) register(cmd *cobra.Command, app *App) {
 // has: apply, prepare and reset.
 func (f *installFlags) registerCommon(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "the cluster inventory (required)")
+	registerConfig(cmd, &f.config)
 	fl.BoolVar(&f.confirm, "confirm", false, "confirm that every host of the inventory may be changed")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "connect and check for real, then report what would change on each host and change nothing")
-	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
+	// -c is --config, as in k0sctl; concurrency keeps only its long name.
+	fl.IntVar(&f.concurrency, "concurrency", 0, "hosts worked on at once (default 30; CARGOSHIP_CONCURRENCY)")
 	registerVerifyKey(fl, &f.verifyKeys)
 	fl.DurationVar(&f.lockWait, "lock-wait", 0, "how long to wait for another cargoship's lock (default 90s)")
+	f.output.register(fl)
 }
 
 // options resolves flags over settings into action options.
 func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (action.Options, error) {
-	if f.config == "" {
-		return action.Options{}, errors.New("--config is required: the cluster inventory to act on")
+	if err := checkConfig(f.config, "the cluster inventory to act on"); err != nil {
+		return action.Options{}, err
+	}
+	if err := f.output.check(); err != nil {
+		return action.Options{}, err
 	}
 	if !f.confirm && !f.dryRun {
 		return action.Options{}, errors.New("this changes every host of the inventory: pass --confirm, or --dry-run to see what would change")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,24 +30,26 @@ func newKubeConfigCommand(app *App) *cobra.Command {
 			"A file already current is left alone. It needs no package: --distro names the engine the\n" +
 			"cluster runs (the package's spec.type), which says where the kubeconfig is.",
 		Example: "  cargoship kube-config --config cluster.yaml --distro rke2\n" +
-			"  cargoship kube-config --config cluster.yaml --distro k3s -o ~/.kube/config",
+			"  cargoship kube-config -c cluster.yaml --distro k3s -o ~/.kube/config",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runKubeConfig(cmd, app, o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.config, "config", "", "the cluster inventory (required)")
+	registerConfig(cmd, &o.config)
 	fl.StringVar(&o.distro, "distro", "", "the engine the cluster runs: "+strings.Join(v1alpha1.Engines, ", ")+" (required)")
+	_ = cmd.RegisterFlagCompletionFunc("distro", completeEngine) // the flag was just added
 	fl.StringVarP(&o.output, "output", "o", "", "the file to write, or - for stdout (default ./kubeconfig-<cluster name>.yaml)")
 	return cmd
 }
 
 // check refuses missing or unknown flags before any document is read.
 func (o kubeConfigOptions) check() error {
+	if err := checkConfig(o.config, "the cluster inventory whose controllers hold the kubeconfig"); err != nil {
+		return err
+	}
 	switch {
-	case o.config == "":
-		return errors.New("--config is required: the cluster inventory whose controllers hold the kubeconfig")
 	case o.distro == "":
 		return fmt.Errorf("--distro is required: the engine the cluster runs, one of %s", strings.Join(v1alpha1.Engines, ", "))
 	case !slices.Contains(v1alpha1.Engines, o.distro):

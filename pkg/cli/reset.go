@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -32,10 +31,13 @@ func newResetCommand(app *App) *cobra.Command {
 			"hosts in the inventory for the run: reset needs them there. Rules that would break the cluster refuse\n" +
 			"the run before any host changes (docs/reset.md). --dry-run lists what would be drained, deleted, stopped,\n" +
 			"removed and rewritten on each host, and changes nothing. --distro names the engine the cluster runs, or a\n" +
-			"package whose files are removed too; without it the engine is found on the hosts.",
+			"package whose files are removed too; without it the engine is found on the hosts. The report is\n" +
+			"apply's: a summary on standard output, or one JSON document with -o json, and --detailed-exitcode\n" +
+			"exits 2 when anything was (or, with --dry-run, would be) taken out, 0 when nothing was.",
 		Example: "  cargoship reset --config cluster.yaml --target-hosts kw1 --dry-run\n" +
 			"  cargoship reset --config cluster.yaml --distro k3s --target-hosts kw1 --confirm\n" +
-			"  cargoship reset --config cluster.yaml --distro cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --confirm",
+			"  cargoship reset -c cluster.yaml --distro cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --confirm\n" +
+			"  cargoship reset -c cluster.yaml --target-hosts kw1 --dry-run -o json --detailed-exitcode",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReset(cmd, app, &f)
@@ -44,6 +46,7 @@ func newResetCommand(app *App) *cobra.Command {
 	f.registerCommon(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.distro, "distro", "", "the engine the cluster runs ("+strings.Join(v1alpha1.Engines, ", ")+"), or its package (default: found on the hosts)")
+	_ = cmd.RegisterFlagCompletionFunc("distro", completeEngineOrPackage) // the flag was just added
 	fl.StringSliceVar(&f.targets, "target-hosts", nil, "the hosts to take out, by inventory hostname or address, comma-separated (default: every host)")
 	return cmd
 }
@@ -66,6 +69,5 @@ func runReset(cmd *cobra.Command, app *App, f *resetFlags) error {
 	defer func() { _ = loaded.Close() }()
 	loaded.State.Report.Nothing = "no target holds anything the engine or cargoship put there"
 	runErr := action.Run(cmd.Context(), loaded, action.ResetPhases())
-	_, _ = fmt.Fprint(app.Out, loaded.State.Report.Summary(o.Phase.DryRun))
-	return runErr
+	return f.output.finish(app.Out, cmd.Name(), loaded.State, runErr)
 }

@@ -55,6 +55,7 @@ func NewRootCommand(out, errOut io.Writer, lookupEnv func(string) (string, bool)
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return app.setup(cmd, &g)
 		},
+		Example: rootExample,
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
