@@ -2,25 +2,26 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/colonel-byte/cargoship/pkg/fetch"
+	"github.com/colonel-byte/cargoship/pkg/image"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
 func init() { extraCommands = append(extraCommands, newCreateCommand) }
 
 type createFlags struct {
-	output      string
-	arches      []string
-	signingKey  string
-	concurrency int
-	insecure    bool
+	output            string
+	arches            []string
+	signingKey        string
+	concurrency       int
+	insecure          bool
+	registryOverrides []string
+	skipSBOM          bool
 }
 
 func newCreateCommand(app *App) *cobra.Command {
@@ -47,10 +48,12 @@ func newCreateCommand(app *App) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&fl.output, "output", "o", "", "directory the package is written to (default: settings distro.create.output, else .)")
-	f.StringSliceVarP(&fl.arches, "architecture", "a", nil, "architectures to build, comma separated (default: the definition's, else this machine's)")
+	f.StringSliceVarP(&fl.arches, "architecture", "a", nil, "architectures to build, comma separated (default: settings architecture, else the definition's, else this machine's)")
 	f.StringVar(&fl.signingKey, "signing-key", "", "ed25519 private key (PEM) to sign the package with; see cargoship keygen")
 	f.IntVar(&fl.concurrency, "concurrency", 0, "parallel downloads and image pulls (default: settings distro.oci_concurrency, else 4)")
 	f.BoolVar(&fl.insecure, "insecure-registry", false, "allow registries served over plain HTTP (local mirrors)")
+	f.StringArrayVar(&fl.registryOverrides, "registry-override", nil, "pull images of a registry through a mirror, REGISTRY=MIRROR (docker.io=mirror.internal:5000); repeatable; the package keeps the original names (default: settings distro.create.registry_override)")
+	f.BoolVar(&fl.skipSBOM, "skip-sbom", false, "write no SBOM into the package (default: settings distro.create.skip_sbom)")
 	return cmd
 }
 
@@ -58,9 +61,9 @@ func runCreate(cmd *cobra.Command, app *App, def string, fl createFlags) error {
 	opts := pkgfile.CreateOptions{
 		Definition:       def,
 		OutputDir:        app.Settings.Output,
-		Architectures:    fl.arches,
 		Concurrency:      fl.concurrency,
 		InsecureRegistry: fl.insecure,
+		SkipSBOM:         app.Settings.SkipSBOM,
 		CacheDir:         app.Settings.CacheDir,
 		TmpDir:           app.Settings.TmpDir,
 		Log:              app.Log,
@@ -68,6 +71,14 @@ func runCreate(cmd *cobra.Command, app *App, def string, fl createFlags) error {
 	}
 	if cmd.Flags().Changed("output") {
 		opts.OutputDir = fl.output
+	}
+	if cmd.Flags().Changed("skip-sbom") {
+		opts.SkipSBOM = fl.skipSBOM
+	}
+	opts.Architectures = createArches(app, cmd, fl)
+	var err error
+	if opts.RegistryOverrides, err = createRegistryOverrides(app, cmd, fl); err != nil {
+		return err
 	}
 	if opts.OutputDir == "" {
 		opts.OutputDir = "."
@@ -92,8 +103,8 @@ func runCreate(cmd *cobra.Command, app *App, def string, fl createFlags) error {
 		}
 		opts.BuildTime = time.Unix(secs, 0).UTC()
 	}
-	noColor, _ := cmd.Flags().GetBool("no-color")
-	display := fetch.NewProgress(app.Err, !noColor && isTerminal(app.Err))
+	app.logSettingsWarnings()
+	display := fetch.NewProgress(app.Err, app.colorOn(cmd, app.Err))
 	opts.Progress = display
 
 	// --timeout bounds create only when asked for: a large package on a
@@ -109,8 +120,35 @@ func runCreate(cmd *cobra.Command, app *App, def string, fl createFlags) error {
 	return err
 }
 
-// isTerminal reports whether w is a terminal, for progress bars.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+// createArches is --architecture, else the architecture setting (which,
+// like the flag, replaces the definition's), else nil: the definition's,
+// else this machine's.
+func createArches(app *App, cmd *cobra.Command, fl createFlags) []string {
+	if cmd.Flags().Changed("architecture") {
+		return fl.arches
+	}
+	if a := app.Settings.Architecture; a != "" {
+		app.Log.Info("building for the settings file's architecture", "architecture", a, "settings", app.Settings.File)
+		return []string{a}
+	}
+	return nil
+}
+
+// createRegistryOverrides is --registry-override when given (it replaces
+// the setting's list, as every flag wins over its setting), else
+// distro.create.registry_override; a bad item is an error naming where it
+// was given.
+func createRegistryOverrides(app *App, cmd *cobra.Command, fl createFlags) ([]image.RegistryOverride, error) {
+	if cmd.Flags().Changed("registry-override") {
+		ovs, err := image.ParseRegistryOverrides(fl.registryOverrides)
+		if err != nil {
+			return nil, fmt.Errorf("--registry-override %w", err)
+		}
+		return ovs, nil
+	}
+	ovs, err := image.ParseRegistryOverrides(app.Settings.RegistryOverrides)
+	if err != nil {
+		return nil, fmt.Errorf("settings file %s: distro.create.registry_override: %w", app.Settings.File, err)
+	}
+	return ovs, nil
 }

@@ -18,6 +18,7 @@ func init() { extraCommands = append(extraCommands, newInspectCommand) }
 type inspectFlags struct {
 	verifyKeys []string
 	json       bool
+	sbom       bool
 }
 
 func newInspectCommand(app *App) *cobra.Command {
@@ -41,10 +42,13 @@ func newInspectCommand(app *App) *cobra.Command {
 	}
 	registerVerifyKey(cmd.Flags(), &fl.verifyKeys)
 	cmd.Flags().BoolVar(&fl.json, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&fl.sbom, "sbom", false, "print the package's SBOM (CycloneDX JSON) instead, once the package verifies")
+	cmd.MarkFlagsMutuallyExclusive("json", "sbom")
 	return cmd
 }
 
 func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) error {
+	app.logSettingsWarnings()
 	trust, err := app.Settings.trustPolicy(fl.verifyKeys)
 	if err != nil {
 		return err
@@ -59,9 +63,15 @@ func runInspect(cmd *cobra.Command, app *App, path string, fl inspectFlags) erro
 		// Close only removes what Open extracted; the output is written.
 		_ = p.Close()
 	}()
-	if fl.json {
+	switch {
+	case fl.sbom && p.TrustErr != nil:
+		// A refused package's SBOM is not handed to a scanner as if it
+		// were trusted; the refusal below is the answer.
+	case fl.sbom:
+		err = writeInspectSBOM(app.Out, p)
+	case fl.json:
 		err = writeInspectJSON(app.Out, p)
-	} else {
+	default:
 		err = writeInspectText(app.Out, p)
 	}
 	if err == nil && p.TrustErr != nil {
@@ -141,6 +151,7 @@ func writeInspectText(w io.Writer, p *pkgfile.Package) error {
 	row("Version", d.Build.Version)
 	row("Architectures", strings.Join(p.Arches(), ", "))
 	row("Built", d.Build.Timestamp+" by cargoship "+d.Build.ToolVersion)
+	row("SBOM", inspectSBOMRow(p))
 	if ic := d.Spec.Config.ImageConfig; len(ic.Images) > 0 {
 		row("Images path", ic.Path+" (compression "+ic.Compression+")")
 	}

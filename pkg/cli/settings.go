@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	cslog "github.com/colonel-byte/cargoship/pkg/log"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
@@ -41,6 +45,19 @@ type Settings struct {
 	TrustedKeys      []string
 	RequireSignature bool
 	RequiredBy       string
+	// NoColor turns colour and progress bars off: no_color, NO_COLOR (any
+	// value, as no-color.org has it) or CARGOSHIP_NO_COLOR; --no-color too.
+	NoColor bool
+	// Architecture is create's default architecture (architecture).
+	Architecture string
+	// SkipSBOM leaves the package's SBOM out (distro.create.skip_sbom).
+	SkipSBOM bool
+	// RegistryOverrides are create's default --registry-override items
+	// (distro.create.registry_override).
+	RegistryOverrides []string
+	// Warnings are what loading found worth saying (a deprecated
+	// variable); logged once the logger exists (App.logSettingsWarnings).
+	Warnings []string
 }
 
 // DefaultSettings are what cargoship uses with no file and no variables.
@@ -65,7 +82,8 @@ func DefaultSettings() Settings {
 // exists but does not parse is an error naming its line.
 func LoadSettings(getenv func(string) string) (Settings, error) {
 	s := DefaultSettings()
-	path, err := findSettingsFile(getenv)
+	path, warnings, err := findSettingsFile(getenv)
+	s.Warnings = warnings
 	if err != nil {
 		return s, err
 	}
@@ -85,14 +103,34 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// findSettingsFile looks at CARGOSHIP_CONFIG, then ./cargoship-config.yaml,
-// then the user config dir.
-func findSettingsFile(getenv func(string) string) (string, error) {
-	if p := getenv(EnvPrefix + "CONFIG"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%sCONFIG names %s: %w", EnvPrefix, p, err)
+// SettingsEnv names the settings file; SettingsEnvDeprecated is its
+// earlier name, still read (with a warning), since scripts set it: config
+// is now the cluster document's word (-c/--config).
+const (
+	SettingsEnv           = EnvPrefix + "SETTINGS"
+	SettingsEnvDeprecated = EnvPrefix + "CONFIG"
+)
+
+// findSettingsFile looks at CARGOSHIP_SETTINGS (else the deprecated
+// CARGOSHIP_CONFIG), then ./cargoship-config.yaml, then the user config dir.
+// The warnings say when the deprecated name was read or ignored.
+func findSettingsFile(getenv func(string) string) (path string, warnings []string, err error) {
+	named, old := getenv(SettingsEnv), getenv(SettingsEnvDeprecated)
+	variable := SettingsEnv
+	switch {
+	case named != "" && old != "" && old != named:
+		warnings = append(warnings, fmt.Sprintf("%s is deprecated and ignored: %s names the settings file", SettingsEnvDeprecated, SettingsEnv))
+	case named != "" && old != "":
+		warnings = append(warnings, fmt.Sprintf("%s is deprecated: %s names the settings file; unset %s", SettingsEnvDeprecated, SettingsEnv, SettingsEnvDeprecated))
+	case old != "":
+		named, variable = old, SettingsEnvDeprecated
+		warnings = append(warnings, fmt.Sprintf("%s is deprecated: name the settings file with %s instead", SettingsEnvDeprecated, SettingsEnv))
+	}
+	if named != "" {
+		if _, err := os.Stat(named); err != nil {
+			return "", warnings, fmt.Errorf("%s names %s: %w", variable, named, err)
 		}
-		return p, nil
+		return named, warnings, nil
 	}
 	candidates := []string{SettingsFileName}
 	if dir, err := os.UserConfigDir(); err == nil {
@@ -100,12 +138,12 @@ func findSettingsFile(getenv func(string) string) (string, error) {
 	}
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err == nil {
-			return c, nil
+			return c, warnings, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("settings file %s: %w", c, err)
+			return "", warnings, fmt.Errorf("settings file %s: %w", c, err)
 		}
 	}
-	return "", nil
+	return "", warnings, nil
 }
 
 func (s *Settings) applyFile(path string, f *v1alpha1.Settings) error {
@@ -120,6 +158,8 @@ func (s *Settings) applyFile(path string, f *v1alpha1.Settings) error {
 	setStr(&s.TmpDir, expandHome(f.TmpDir))
 	setStr(&s.CacheDir, expandHome(f.ZarfCache))
 	setStr(&s.CacheDir, expandHome(f.CacheDir))
+	setStr(&s.Architecture, f.Architecture)
+	s.NoColor = s.NoColor || f.NoColor
 	if f.Timeout != "" {
 		d, err := time.ParseDuration(f.Timeout)
 		if err != nil {
@@ -135,6 +175,8 @@ func (s *Settings) applyFile(path string, f *v1alpha1.Settings) error {
 	}
 	if c := f.Distro.Create; c != nil {
 		setStr(&s.Output, expandHome(c.Output))
+		s.SkipSBOM = c.SkipSBOM
+		s.RegistryOverrides = c.RegistryOverride
 	}
 	if in := f.Distro.Install; in != nil {
 		setPtr(&s.Concurrency, in.Concurrency)
@@ -171,6 +213,18 @@ func (s *Settings) applyEnv(getenv func(string) string) error {
 			}
 			*p = b
 		}
+	}
+	// NO_COLOR turns colour off whatever its value (no-color.org);
+	// CARGOSHIP_NO_COLOR is a setting like any other, so false turns it on
+	// again over the file's no_color.
+	if getenv("NO_COLOR") != "" {
+		s.NoColor = true
+	} else if v := getenv(EnvPrefix + "NO_COLOR"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%sNO_COLOR=%q: want true or false", EnvPrefix, v)
+		}
+		s.NoColor = b
 	}
 	if v := getenv(EnvPrefix + "REQUIRE_SIGNATURE"); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -234,6 +288,23 @@ func (s Settings) trustPolicy(verifyKeys []string) (pkgfile.TrustPolicy, error) 
 		t.Keys = append(t.Keys, k)
 	}
 	return t, nil
+}
+
+// logSettingsWarnings logs what loading the settings found worth saying,
+// once: the logger is made after the settings it is configured by.
+func (a *App) logSettingsWarnings() {
+	for _, w := range a.Settings.Warnings {
+		a.Log.Warn(w)
+	}
+	a.Settings.Warnings = nil
+}
+
+// colorOn reports whether cmd may draw colour and progress bars on w: w is
+// a terminal and neither --no-color nor the no_color setting (NO_COLOR,
+// CARGOSHIP_NO_COLOR) turned them off.
+func (a *App) colorOn(cmd *cobra.Command, w io.Writer) bool {
+	flag, _ := cmd.Flags().GetBool("no-color") // a persistent flag of the root: always there
+	return cslog.Color(w, flag || a.Settings.NoColor)
 }
 
 // absPath names a file for a message read from another directory.

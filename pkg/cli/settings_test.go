@@ -87,22 +87,90 @@ func TestSettingsUserConfigDirectory(t *testing.T) {
 	assert.Equal(t, "text", s.LogFormat)
 }
 
-func TestSettingsCargoshipConfigVariable(t *testing.T) {
+func TestSettingsVariableNamesTheFile(t *testing.T) {
 	dir, _ := settingsEnv(t, nil)
 	writeFile(t, SettingsFileName, "log_level: warn\n")
 	named := filepath.Join(dir, "elsewhere", "tool.yaml")
 	writeFile(t, named, "log_level: error\n")
+	other := filepath.Join(dir, "elsewhere", "old.yaml")
+	writeFile(t, other, "log_level: debug\n")
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 
-	s, err := LoadSettings(func(k string) string { return map[string]string{"CARGOSHIP_CONFIG": named}[k] })
+	s, err := LoadSettings(env(map[string]string{"CARGOSHIP_SETTINGS": named}))
 	require.NoError(t, err)
-	assert.Equal(t, named, s.File, "CARGOSHIP_CONFIG wins over the working directory")
+	assert.Equal(t, named, s.File, "CARGOSHIP_SETTINGS wins over the working directory")
 	assert.Equal(t, "error", s.LogLevel)
+	assert.Empty(t, s.Warnings)
+
+	s, err = LoadSettings(env(map[string]string{"CARGOSHIP_CONFIG": named}))
+	require.NoError(t, err)
+	assert.Equal(t, named, s.File, "CARGOSHIP_CONFIG is still read")
+	assert.Equal(t, []string{"CARGOSHIP_CONFIG is deprecated: name the settings file with CARGOSHIP_SETTINGS instead"}, s.Warnings)
+
+	s, err = LoadSettings(env(map[string]string{"CARGOSHIP_SETTINGS": named, "CARGOSHIP_CONFIG": other}))
+	require.NoError(t, err)
+	assert.Equal(t, named, s.File, "CARGOSHIP_SETTINGS wins over CARGOSHIP_CONFIG")
+	assert.Equal(t, []string{"CARGOSHIP_CONFIG is deprecated and ignored: CARGOSHIP_SETTINGS names the settings file"}, s.Warnings)
+
+	s, err = LoadSettings(env(map[string]string{"CARGOSHIP_SETTINGS": named, "CARGOSHIP_CONFIG": named}))
+	require.NoError(t, err)
+	assert.Equal(t, named, s.File)
+	require.Len(t, s.Warnings, 1)
+	assert.Contains(t, s.Warnings[0], "unset CARGOSHIP_CONFIG")
 
 	missing := filepath.Join(dir, "nope.yaml")
-	_, err = LoadSettings(func(k string) string { return map[string]string{"CARGOSHIP_CONFIG": missing}[k] })
-	require.Error(t, err, "a file CARGOSHIP_CONFIG names must exist")
-	assert.Contains(t, err.Error(), "CARGOSHIP_CONFIG")
-	assert.Contains(t, err.Error(), missing)
+	for _, v := range []string{"CARGOSHIP_SETTINGS", "CARGOSHIP_CONFIG"} {
+		_, err = LoadSettings(env(map[string]string{v: missing}))
+		require.Error(t, err, "a file %s names must exist", v)
+		assert.Contains(t, err.Error(), v+" names "+missing)
+	}
+}
+
+// The deprecated variable's warning reaches the log of a command.
+func TestSettingsDeprecatedVariableIsLogged(t *testing.T) {
+	dir, _ := settingsEnv(t, nil)
+	named := filepath.Join(dir, "tool.yaml")
+	writeFile(t, named, "log_level: info\n")
+	pkg := filepath.Join(dir, "missing.tar.zst")
+	_, errOut, err := runCLI(t, map[string]string{"CARGOSHIP_CONFIG": named}, "inspect", pkg)
+	require.Error(t, err, "there is no package")
+	assert.Contains(t, errOut, "level=WARN")
+	assert.Contains(t, errOut, "CARGOSHIP_CONFIG is deprecated: name the settings file with CARGOSHIP_SETTINGS instead")
+}
+
+func TestSettingsCreateKeysAndColour(t *testing.T) {
+	_, getenv := settingsEnv(t, nil)
+	writeFile(t, SettingsFileName, "no_color: true\narchitecture: arm64\ndistro:\n  create:\n    skip_sbom: true\n"+
+		"    registry_override:\n      - docker.io=mirror.internal:5000\n      - quay.io=mirror.internal:5000/quay\n")
+	s, err := LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.True(t, s.NoColor)
+	assert.Equal(t, "arm64", s.Architecture)
+	assert.True(t, s.SkipSBOM)
+	assert.Equal(t, []string{"docker.io=mirror.internal:5000", "quay.io=mirror.internal:5000/quay"}, s.RegistryOverrides)
+
+	// CARGOSHIP_NO_COLOR is the setting's variable, so it can turn colour
+	// back on; NO_COLOR turns it off whatever its value and whatever else.
+	for vars, want := range map[[2]string]bool{
+		{"CARGOSHIP_NO_COLOR", "false"}: false,
+		{"CARGOSHIP_NO_COLOR", "true"}:  true,
+		{"NO_COLOR", "1"}:               true,
+		{"NO_COLOR", "0"}:               true,
+	} {
+		_, getenv := settingsEnv(t, map[string]string{vars[0]: vars[1]})
+		writeFile(t, SettingsFileName, "no_color: true\n")
+		s, err := LoadSettings(getenv)
+		require.NoError(t, err)
+		assert.Equal(t, want, s.NoColor, "%s=%s over no_color: true", vars[0], vars[1])
+	}
+	_, getenv = settingsEnv(t, map[string]string{"NO_COLOR": "yes", "CARGOSHIP_NO_COLOR": "false"})
+	s, err = LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.True(t, s.NoColor, "NO_COLOR wins")
+	_, getenv = settingsEnv(t, nil)
+	s, err = LoadSettings(getenv)
+	require.NoError(t, err)
+	assert.False(t, s.NoColor, "colour is on by default")
 }
 
 func TestSettingsEnvironmentOverridesFile(t *testing.T) {
@@ -134,6 +202,7 @@ func TestSettingsBadEnvironmentValues(t *testing.T) {
 		"CARGOSHIP_TIMEOUT":            "soon",
 		"CARGOSHIP_WORKER_CONCURRENCY": "five",
 		"CARGOSHIP_REQUIRE_SIGNATURE":  "maybe",
+		"CARGOSHIP_NO_COLOR":           "sometimes",
 	} {
 		_, getenv := settingsEnv(t, map[string]string{k: v})
 		_, err := LoadSettings(getenv)
@@ -150,6 +219,8 @@ func TestSettingsBrokenFileNamesTheLine(t *testing.T) {
 		"wrong type":   {"distro:\n  install:\n    host_update: [yes]\n", "cargoship-config.yaml:3:18: distro.install.host_update: want true or false, got a list"},
 		"syntax error": {"log_level: info\ndistro: {install: {concurrency: 5}\n", "cargoship-config.yaml:2:9:"},
 		"missing key":  {"log_level: info\ntrusted_keys:\n  - keys/site.pub\n", "cargoship-config.yaml:3:5: trusted_keys[0]: \"keys/site.pub\" ("},
+		"bad override": {"distro:\n  create:\n    registry_override:\n      - docker.io=a.example\n      - mirror.internal:5000\n", "cargoship-config.yaml:5:9: distro.create.registry_override[1]: \"mirror.internal:5000\" is not registry=replacement"},
+		"bad arch":     {"architecture: riscv64\n", "cargoship-config.yaml:1:15: architecture: \"riscv64\" is not one of"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

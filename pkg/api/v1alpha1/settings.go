@@ -1,7 +1,9 @@
 package v1alpha1
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -21,9 +23,10 @@ type Settings struct {
 	ZarfCache string `json:"zarf_cache,omitempty"`
 	// Timeout limits one apply, prepare or reset run (default 20m).
 	Timeout string `json:"timeout,omitempty"`
-	// NoColor is the earlier tool's key; use --no-color.
+	// NoColor turns colour and progress bars off, as --no-color and NO_COLOR do.
 	NoColor bool `json:"no_color,omitempty"`
-	// Architecture is the earlier tool's create default; accepted, not used.
+	// Architecture is create's default architecture (--architecture wins); it
+	// replaces the definition's architectures.
 	Architecture string `json:"architecture,omitempty" jsonschema:"enum=amd64,enum=arm64"`
 	// TrustedKeys are the ed25519 public key files (PEM, from cargoship
 	// keygen) a package may be signed by; relative paths are read from this
@@ -52,9 +55,11 @@ type DistroSettings struct {
 type CreateSettings struct {
 	// Output is the directory packages are written to (default .).
 	Output string `json:"output,omitempty"`
-	// SkipSBOM is the earlier tool's; cargoship writes no SBOM.
+	// SkipSBOM leaves the package's SBOM out (create --skip-sbom).
 	SkipSBOM bool `json:"skip_sbom,omitempty"`
-	// RegistryOverride is the earlier tool's; accepted, not used.
+	// RegistryOverride pulls images through mirrors, registry=replacement
+	// (docker.io=mirror.internal:5000); the package keeps the original
+	// names. create --registry-override replaces the list.
 	RegistryOverride []string `json:"registry_override,omitempty"`
 }
 
@@ -123,6 +128,13 @@ func validateSettings(d *document, s *Settings) {
 	}
 	if s.Distro.OCIConcurrency < 0 {
 		d.errorf("distro.oci_concurrency", "must be 0 (the default) or more")
+	}
+	if c := s.Distro.Create; c != nil {
+		for i, o := range c.RegistryOverride {
+			if from, to, ok := strings.Cut(o, "="); !ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" || strings.Contains(to, "=") {
+				d.errorf(fmt.Sprintf("distro.create.registry_override[%d]", i), "%q is not registry=replacement, like docker.io=mirror.internal:5000", o)
+			}
+		}
 	}
 	if s.Distro.Install == nil {
 		return
