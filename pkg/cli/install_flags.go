@@ -95,7 +95,7 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 		PackagePath: pkgPath,
 		ClusterPath: f.config,
 		TmpDir:      s.TmpDir,
-		Log:         app.Log,
+		Log:         installLog(cmd, app),
 		Phase: node.Options{
 			DryRun:            f.dryRun,
 			UpdateHosts:       hostsUpdate,
