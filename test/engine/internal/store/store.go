@@ -7,9 +7,9 @@
 // one key that the cluster's leader applies (see write.go), so a write a
 // server accepts is never lost to a concurrent write through another
 // server, and a write made from a stale read fails. The leader pushes
-// what it commits to the other servers, which read their copy (see
-// Merge). Which server leads is decided outside the store (the
-// supervisor's Replicator); there is no quorum.
+// what it commits to the other servers (see Merge), which read their copy
+// once Sync has caught them up. Which server leads is decided outside the
+// store (the supervisor's Replicator); there is no quorum.
 package store
 
 import (
