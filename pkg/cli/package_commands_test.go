@@ -23,7 +23,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (string, string
 	base := map[string]string{
 		"CARGOSHIP_CACHE_DIR": filepath.Join(t.TempDir(), "cache"),
 		"CARGOSHIP_TMP_DIR":   t.TempDir(),
-		"CARGOSHIP_CONFIG":    "",
+		"CARGOSHIP_SETTINGS":    "",
 	}
 	for k, v := range env {
 		base[k] = v
@@ -217,13 +217,13 @@ func TestInstallTrustPolicyRefusesBeforeAnyHost(t *testing.T) {
 			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, keyIDOf(t, f.pub), "--verify-key " + f.pub}},
 		{"apply --verify-key, another key", nil, []string{"apply", f.signed, "--verify-key", f.otherPub},
 			pkgfile.ErrBadSignature, []string{"package " + f.signed, keyIDOf(t, f.otherPub)}},
-		{"apply trusted_keys, unsigned", map[string]string{"CARGOSHIP_CONFIG": f.settings}, []string{"apply", f.unsigned},
+		{"apply trusted_keys, unsigned", map[string]string{"CARGOSHIP_SETTINGS": f.settings}, []string{"apply", f.unsigned},
 			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, keyIDOf(t, f.pub), "trusted_keys[0] in " + f.settings}},
 		{"apply CARGOSHIP_REQUIRE_SIGNATURE, unsigned", map[string]string{"CARGOSHIP_REQUIRE_SIGNATURE": "true"}, []string{"apply", f.unsigned},
 			pkgfile.ErrUnsigned, []string{"package " + f.unsigned, "CARGOSHIP_REQUIRE_SIGNATURE"}},
 		{"apply CARGOSHIP_REQUIRE_SIGNATURE, signed, no key", map[string]string{"CARGOSHIP_REQUIRE_SIGNATURE": "true"}, []string{"apply", f.signed},
 			pkgfile.ErrNoTrustedKey, []string{"package " + f.signed}},
-		{"prepare trusted_keys, another key", map[string]string{"CARGOSHIP_CONFIG": f.settings}, []string{"prepare", f.signed, "--verify-key", f.otherPub},
+		{"prepare trusted_keys, another key", map[string]string{"CARGOSHIP_SETTINGS": f.settings}, []string{"prepare", f.signed, "--verify-key", f.otherPub},
 			pkgfile.ErrBadSignature, []string{"package " + f.signed, keyIDOf(t, f.otherPub)}},
 		{"reset --distro PACKAGE, unsigned", nil, []string{"reset", "--distro", f.unsigned, "--verify-key", f.pub},
 			pkgfile.ErrUnsigned, []string{"package " + f.unsigned}},
@@ -253,7 +253,7 @@ func TestApplyDryRunPastTheTrustCheck(t *testing.T) {
 	f := newTrustFixture(t)
 	inv := unreachableInventory(t)
 
-	out, logged, err := runCLI(t, map[string]string{"CARGOSHIP_CONFIG": f.settings}, "apply", f.signed, "--config", inv, "--dry-run", "--timeout", "1s")
+	out, logged, err := runCLI(t, map[string]string{"CARGOSHIP_SETTINGS": f.settings}, "apply", f.signed, "--config", inv, "--dry-run", "--timeout", "1s")
 	require.ErrorContains(t, err, `phase "Connect to hosts"`, "trusted, so on to the hosts")
 	assert.Contains(t, out, "dry run incomplete")
 	assert.Contains(t, logged, "package signature verified")
@@ -275,7 +275,7 @@ func TestApplyDryRunPastTheTrustCheck(t *testing.T) {
 // TestInspectUnderAPolicy: inspect shows a refused package, then fails.
 func TestInspectUnderAPolicy(t *testing.T) {
 	f := newTrustFixture(t)
-	env := map[string]string{"CARGOSHIP_CONFIG": f.settings}
+	env := map[string]string{"CARGOSHIP_SETTINGS": f.settings}
 
 	out, _, err := runCLI(t, env, "inspect", f.signed)
 	require.NoError(t, err)
