@@ -23,7 +23,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (string, string
 	base := map[string]string{
 		"CARGOSHIP_CACHE_DIR": filepath.Join(t.TempDir(), "cache"),
 		"CARGOSHIP_TMP_DIR":   t.TempDir(),
-		"CARGOSHIP_SETTINGS":    "",
+		"CARGOSHIP_SETTINGS":  "",
 	}
 	for k, v := range env {
 		base[k] = v
