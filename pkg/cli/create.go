@@ -31,11 +31,14 @@ func newCreateCommand(app *App) *cobra.Command {
 		Short: "Build one offline package from a distro definition",
 		Long: "create turns a distro definition (a distro.yaml, or a directory holding one) into one\n" +
 			"verifiable package, cargoship-<name>-<arch|multi>-<version>.tar.zst: every file fetched and\n" +
-			"checked, one image archive per architecture, a checksum for every entry, and an optional\n" +
-			"ed25519 signature. It is the only cargoship step that needs a network. Downloads and image\n" +
-			"blobs are cached (--cache-dir), so building the same definition again downloads nothing.",
+			"checked, one image archive per architecture, a CycloneDX SBOM of every file and image\n" +
+			"(cargoship inspect --sbom prints it), a checksum for every entry, and an optional ed25519\n" +
+			"signature. It is the only cargoship step that needs a network. Downloads and image blobs are\n" +
+			"cached (--cache-dir), so building the same definition again downloads nothing. With\n" +
+			"--registry-override images are pulled through a mirror and keep their original names.",
 		Example: "  cargoship create example/k3s/v1.35.3-k3s1 -o build/\n" +
-			"  cargoship create distro.yaml -o build/ --architecture amd64,arm64 --signing-key cargoship.key",
+			"  cargoship create distro.yaml -o build/ --architecture amd64,arm64 --signing-key cargoship.key\n" +
+			"  cargoship create distro.yaml -o build/ --registry-override docker.io=mirror.internal:5000",
 		GroupID: groupPackage,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -24,7 +24,7 @@ type inspectFlags struct {
 func newInspectCommand(app *App) *cobra.Command {
 	var fl inspectFlags
 	cmd := &cobra.Command{
-		Use:   "inspect PACKAGE [--verify-key PUB ...] [--json]",
+		Use:   "inspect PACKAGE [--verify-key PUB ...] [--json | --sbom]",
 		Short: "Verify a package and show what it carries",
 		Long: "inspect reads a package once, checking every entry against checksums.txt, checksums.txt\n" +
 			"against the digest in manifest.yaml, that no entry is missing or extra, and, under a trust policy\n" +
