@@ -29,22 +29,16 @@ func installLog(cmd *cobra.Command, app *App) *slog.Logger {
 	if err != nil {
 		return app.Log // setup already refused a bad level; keep its logger
 	}
-	noColor, _ := cmd.Flags().GetBool("no-color")
-	return slog.New(newConsoleHandler(app.Err, level, colorAllowed(app.LookupEnv, noColor)))
+	// colorOn is the settings' word on colour: --no-color, no_color,
+	// NO_COLOR, CARGOSHIP_NO_COLOR.
+	color := app.colorOn(cmd, app.Err) && !dumbTerminal(app.LookupEnv)
+	return slog.New(newConsoleHandler(app.Err, level, color))
 }
 
-// colorAllowed says whether a terminal may get colour: not with --no-color,
-// nor when NO_COLOR is set to anything (no-color.org), nor on a dumb
-// terminal.
-func colorAllowed(lookupEnv func(string) (string, bool), noColorFlag bool) bool {
-	if noColorFlag {
-		return false
-	}
-	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
-		return false
-	}
+// dumbTerminal reports a terminal that takes no escape sequences.
+func dumbTerminal(lookupEnv func(string) (string, bool)) bool {
 	t, _ := lookupEnv("TERM")
-	return t != "dumb"
+	return t == "dumb"
 }
 
 // onTerminal reports whether w is a terminal.

@@ -38,15 +38,13 @@ func TestConsoleHandlerColor(t *testing.T) {
 	assert.NotContains(t, out.String(), "\x1b[", "no colour: no escape sequence at all")
 }
 
-func TestColorAllowed(t *testing.T) {
-	env := func(kv map[string]string) func(string) (string, bool) {
-		return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+func TestDumbTerminal(t *testing.T) {
+	env := func(term string) func(string) (string, bool) {
+		return func(k string) (string, bool) { return term, k == "TERM" && term != "" }
 	}
-	assert.True(t, colorAllowed(env(map[string]string{"TERM": "xterm-256color"}), false))
-	assert.False(t, colorAllowed(env(nil), true), "--no-color")
-	assert.False(t, colorAllowed(env(map[string]string{"NO_COLOR": "1"}), false), "NO_COLOR")
-	assert.True(t, colorAllowed(env(map[string]string{"NO_COLOR": ""}), false), "an empty NO_COLOR is unset (no-color.org)")
-	assert.False(t, colorAllowed(env(map[string]string{"TERM": "dumb"}), false))
+	assert.True(t, dumbTerminal(env("dumb")))
+	assert.False(t, dumbTerminal(env("xterm-256color")))
+	assert.False(t, dumbTerminal(env("")))
 }
 
 // TestInstallLogOffATerminal: a pipe or a buffer keeps the run's own
