@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,6 +64,11 @@ func userPackages() (pkg, upgrade string, err error) {
 	for _, p := range []string{pkg, upgrade} {
 		if p == "" {
 			continue
+		}
+		if !filepath.IsAbs(p) {
+			// go test runs the suite in its own directory: a relative path
+			// would name a file under test/e2e/cluster.
+			return "", "", fmt.Errorf("%s: give the package as an absolute path (go test runs in the suite's directory)", p)
 		}
 		if _, err := os.Stat(p); err != nil {
 			return "", "", fmt.Errorf("the package to walk: %w", err)

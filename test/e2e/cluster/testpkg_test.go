@@ -29,6 +29,11 @@ func TestUserPackages(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), envPackage)
 
+	t.Setenv(envPackage, "build/pkg.tar.zst")
+	_, _, err = userPackages()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "absolute path")
+
 	t.Setenv(envPackage, filepath.Join(t.TempDir(), "missing.tar.zst"))
 	t.Setenv(envUpgradePackage, "")
 	_, _, err = userPackages()
