@@ -57,6 +57,8 @@ type Package struct {
 	entries        map[string]Entry
 	manifestBytes  []byte
 	checksumsBytes []byte
+	// sbom is the SBOM entry, verified, kept from a verify-only pass.
+	sbom []byte
 }
 
 // Open reads the package once, verifying as it goes: signature (under a
@@ -220,6 +222,9 @@ func (p *Package) readHead(s *packageStream, opts OpenOptions) (Checksums, error
 func (p *Package) checkEntry(s *packageStream, e Entry, buf []byte) error {
 	vr := newVerifyingReader(s.tr, nil, e)
 	if p.dir == "" {
+		if e.Name == SBOMName && e.Size <= maxSBOMSize {
+			return p.keepSBOM(vr, e)
+		}
 		_, err := io.CopyBuffer(io.Discard, vr, buf)
 		return wrapEntryErr(e, err)
 	}

@@ -50,6 +50,9 @@ func (p *Package) SBOM() ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("package %s: %w (built with skip_sbom, or by a cargoship that wrote none)", p.Path, ErrNoSBOM)
 	}
+	if p.sbom != nil {
+		return p.sbom, nil
+	}
 	if e.Size > maxSBOMSize {
 		return nil, fmt.Errorf("package %s: %s is %d bytes, more than the %d it may be", p.Path, SBOMName, e.Size, maxSBOMSize)
 	}
@@ -63,4 +66,17 @@ func (p *Package) SBOM() ([]byte, error) {
 		return nil, fmt.Errorf("package %s: %s: %w", p.Path, SBOMName, err)
 	}
 	return data, nil
+}
+
+// keepSBOM reads the SBOM entry through its verifying reader during a
+// verify-only pass and keeps it: it is small, and comes after most of the
+// payload (sbom/ sorts after images/), so reading it again for inspect
+// --sbom would decompress nearly the whole package a second time.
+func (p *Package) keepSBOM(vr io.Reader, e Entry) error {
+	data, err := io.ReadAll(vr)
+	if err != nil {
+		return wrapEntryErr(e, err)
+	}
+	p.sbom = data
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -229,4 +230,25 @@ func TestPURLs(t *testing.T) {
 		genericPURL("k3s", "v1.35.3+k3s1", "https://github.com/k3s-io/k3s/releases/download/v1.35.3%2Bk3s1/k3s", strings.Repeat("1", 64)))
 	assert.True(t, slices.ContainsFunc([]string{"https://a.example/x"}, isDownloadURL))
 	assert.False(t, isDownloadURL("files/motd"))
+}
+
+// A verify-only open (inspect) keeps the SBOM from its one pass, so
+// inspect --sbom does not read the package again; an extracting open
+// reads the extracted, verified copy. Both give the entry's bytes.
+func TestSBOMIsKeptFromTheVerifyPass(t *testing.T) {
+	res := mustCreate(t, createOpts(t, demoDir))
+	full, err := Open(res.Path, OpenOptions{TmpDir: t.TempDir()})
+	require.NoError(t, err)
+	defer full.Close()
+	want, err := full.SBOM()
+	require.NoError(t, err)
+	assert.Equal(t, want, readEntry(t, full, SBOMName), "SBOM gives the entry's bytes")
+
+	p, err := Open(res.Path, OpenOptions{VerifyOnly: true})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, os.Remove(res.Path))
+	got, err := p.SBOM()
+	require.NoError(t, err, "nothing is read again")
+	assert.Equal(t, want, got)
 }
