@@ -1,6 +1,7 @@
 package pkgfile
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -251,4 +252,32 @@ func TestSBOMIsKeptFromTheVerifyPass(t *testing.T) {
 	got, err := p.SBOM()
 	require.NoError(t, err, "nothing is read again")
 	assert.Equal(t, want, got)
+}
+
+// A signed package signs its SBOM: the SBOM's digest is in checksums.txt,
+// whose digest is in the signed manifest. An SBOM changed after signing,
+// or rewritten with a matching checksums.txt, is refused.
+func TestTheSignatureCoversTheSBOM(t *testing.T) {
+	pkg, pub := signedDemo(t)
+	edited := tampered(t, pkg, func(es []tarEntry) []tarEntry {
+		i := indexOf(t, es, SBOMName)
+		es[i].data = bytes.Replace(es[i].data, []byte(`"name": "demo"`), []byte(`"name": "oops"`), 1)
+		return es
+	})
+	_, err := Open(edited, OpenOptions{PublicKey: pub, VerifyOnly: true})
+	require.ErrorContains(t, err, "entry "+SBOMName)
+	require.ErrorContains(t, err, "content changed")
+
+	rewritten := tampered(t, pkg, func(es []tarEntry) []tarEntry {
+		i := indexOf(t, es, SBOMName)
+		es[i].data = bytes.Replace(es[i].data, []byte(`"name": "demo"`), []byte(`"name": "oops"`), 1)
+		c := indexOf(t, es, ChecksumsName)
+		sums, err := ParseChecksums(es[c].data)
+		require.NoError(t, err)
+		sums[SBOMName] = sha256Hex(es[i].data)
+		es[c].data = sums.Marshal()
+		return es
+	})
+	_, err = Open(rewritten, OpenOptions{PublicKey: pub, VerifyOnly: true})
+	require.ErrorContains(t, err, "checksums.txt was changed")
 }
