@@ -204,17 +204,20 @@ func TestColourFollowsTheFlagTheSettingAndTheTerminal(t *testing.T) {
 		args     []string
 		settings Settings
 		w        io.Writer
+		term     string
 		want     bool
 	}{
-		{"a terminal", nil, Settings{}, tty, true},
-		{"--no-color", []string{"--no-color"}, Settings{}, tty, false},
-		{"no_color, NO_COLOR or CARGOSHIP_NO_COLOR", nil, Settings{NoColor: true}, tty, false},
-		{"not a terminal", nil, Settings{}, &strings.Builder{}, false},
+		{"a terminal", nil, Settings{}, tty, "xterm-256color", true},
+		{"--no-color", []string{"--no-color"}, Settings{}, tty, "xterm-256color", false},
+		{"no_color, NO_COLOR or CARGOSHIP_NO_COLOR", nil, Settings{NoColor: true}, tty, "xterm-256color", false},
+		{"not a terminal", nil, Settings{}, &strings.Builder{}, "xterm-256color", false},
+		{"a dumb terminal", nil, Settings{}, tty, "dumb", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := NewRootCommand(&strings.Builder{}, &strings.Builder{}, func(string) (string, bool) { return "", false })
 			require.NoError(t, root.ParseFlags(tc.args))
-			app := &App{Settings: tc.settings}
+			env := map[string]string{"TERM": tc.term}
+			app := &App{Settings: tc.settings, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 			assert.Equal(t, tc.want, app.colorOn(root, tc.w))
 		})
 	}

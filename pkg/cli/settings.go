@@ -300,10 +300,15 @@ func (a *App) logSettingsWarnings() {
 }
 
 // colorOn reports whether cmd may draw colour and progress bars on w: w is
-// a terminal and neither --no-color nor the no_color setting (NO_COLOR,
-// CARGOSHIP_NO_COLOR) turned them off.
+// a terminal that can redraw (not TERM=dumb), and neither --no-color nor
+// the no_color setting (NO_COLOR, CARGOSHIP_NO_COLOR) turned them off.
 func (a *App) colorOn(cmd *cobra.Command, w io.Writer) bool {
 	flag, _ := cmd.Flags().GetBool("no-color") // a persistent flag of the root: always there
+	if a.LookupEnv != nil {
+		if t, _ := a.LookupEnv("TERM"); t == "dumb" {
+			return false
+		}
+	}
 	return cslog.Color(w, flag || a.Settings.NoColor)
 }
 
