@@ -5,7 +5,8 @@
 # the phase suite three times against a container fleet: its staging half,
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
 # the three-controller walk) with the test engine as k3s, and the
-# single-controller full walk again with it as rke2 (docs/e2e.md). Run it as
+# single-controller full walk again with it as rke2, and a walk of a package
+# built from example/local-k3s instead of the test package (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
 # keeping PATH so root finds the same go.
 set -euo pipefail
@@ -62,3 +63,10 @@ suite full CARGOSHIP_E2E_UPGRADE=1
 # lose a write between servers (docs/e2e.md, rke2); run it by hand with
 # CARGOSHIP_E2E_DISTRO=rke2 -run TestThreeControllers.
 suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
+# A package built from a definition of local sources only (the test engine
+# as k3s, example/local-k3s), walked in place of the test package: the
+# assertions come from its index and manifest (docs/e2e.md, Your own
+# package).
+go run ./example/local-k3s/gen >/dev/null
+go run ./cmd/cargoship create example/local-k3s -o build/ >/dev/null
+suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst"
