@@ -1,6 +1,7 @@
 package release
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/base64"
@@ -187,14 +188,22 @@ func qualifiers(goos, goarch string) string {
 	return q
 }
 
-// serialNumber is a UUID made from the binary's digest, so the same binary
-// always has the same BOM (a random one would make two runs differ).
+// serialNumber is a name-based UUID (version 5, RFC 9562) of the binary's
+// digest, so the same binary always has the same BOM (a random one would
+// make two runs differ). CycloneDX 1.5's schema takes UUID versions 1 to 5.
 func serialNumber(digestHex string) string {
-	b, _ := hex.DecodeString(digestHex[:32]) // a hex SHA-256 has 64 digits
-	b[6] = b[6]&0x0f | 0x80                  // version 8: custom (RFC 9562)
-	b[8] = b[8]&0x3f | 0x80                  // the RFC 4122 variant
+	h := sha1.New() // #nosec G401 -- UUID version 5 is defined over SHA-1
+	h.Write(uuidNamespaceOID[:])
+	h.Write([]byte("sha256:" + digestHex))
+	b := h.Sum(nil)[:16]
+	b[6] = b[6]&0x0f | 0x50 // version 5
+	b[8] = b[8]&0x3f | 0x80 // the RFC 4122 variant
 	return fmt.Sprintf("urn:uuid:%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// uuidNamespaceOID is RFC 9562's namespace for ISO OIDs; any fixed
+// namespace would do, this one is as good as its neighbours.
+var uuidNamespaceOID = [16]byte{0x6b, 0xa7, 0xb8, 0x12, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 
 func fileSHA256(p string) (string, error) {
 	f, err := os.Open(p)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,7 +33,7 @@ func TestSBOMOfListsEveryModule(t *testing.T) {
 
 	assert.Equal(t, "CycloneDX", bom.BOMFormat)
 	assert.Equal(t, "1.5", bom.SpecVersion)
-	assert.Regexp(t, `^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, bom.SerialNumber)
+	assert.Regexp(t, `^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, bom.SerialNumber)
 	digest, err := fileSHA256(exe)
 	require.NoError(t, err)
 	assert.Equal(t, []Hash{{"SHA-256", digest}}, bom.Metadata.Component.Hashes)
@@ -66,6 +67,13 @@ func TestSBOMOfListsEveryModule(t *testing.T) {
 	require.Len(t, bom.Dependencies, 1)
 	assert.Len(t, bom.Dependencies[0].DependsOn, len(bi.Deps)+1)
 	assert.Equal(t, bom.Metadata.Component.BOMRef, bom.Dependencies[0].Ref)
+}
+
+// A known version 5 UUID: Python's uuid.uuid5(uuid.NAMESPACE_OID, "sha256:" + "0"*64).
+const wantSerial = "3a38e0a7-7077-529e-a883-0632fd958274"
+
+func TestSerialNumber(t *testing.T) {
+	assert.Equal(t, "urn:uuid:"+wantSerial, serialNumber(strings.Repeat("0", 64)))
 }
 
 func TestH1Hex(t *testing.T) {
