@@ -7,6 +7,12 @@
 // example/local-k3s` needs no network (docs/e2e.md, "Your own package").
 //
 //	go run ./example/local-k3s/gen
+//
+// With -version and -out it writes the same definition at another release
+// into another directory, the package an upgrade walk moves to
+// (CARGOSHIP_E2E_UPGRADE_PACKAGE):
+//
+//	go run ./example/local-k3s/gen -version 1.35.4-k3s1 -out build/local-k3s-1.35.4
 package main
 
 import (
@@ -16,29 +22,38 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	testengine "github.com/colonel-byte/cargoship/test/engine"
 )
 
 func main() {
-	def := flag.String("def", filepath.Join("example", "local-k3s"), "the example's directory")
+	def := filepath.Join("example", "local-k3s")
+	version := flag.String("version", defVersion, "the definition's release")
+	out := flag.String("out", def, "where the definition and its sources go")
 	flag.Parse()
-	if err := run(*def); err != nil {
+	if err := run(def, *out, *version); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-// version is the release the test engine reports, the definition's
-// 1.35.3-k3s1.
-const version = "v1.35.3+k3s1"
+// defVersion is distro.yaml.in's release.
+const defVersion = "1.35.3-k3s1"
 
-func run(def string) error {
-	dir := filepath.Join(def, "layout")
+// run writes out/layout and out/distro.yaml (and, when out is not the
+// example, its common files) at version.
+func run(def, out, version string) error {
+	dir := filepath.Join(out, "layout")
+	if err := os.MkdirAll(filepath.Join(out, "files"), 0o755); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	bin, err := testengine.Build(context.Background(), dir, testengine.Binary{Engine: "k3s", Version: version})
+	// The test engine reports the release as k3s does: v1.35.3+k3s1.
+	built := "v" + strings.Replace(version, "-", "+", 1)
+	bin, err := testengine.Build(context.Background(), dir, testengine.Binary{Engine: "k3s", Version: built})
 	if err != nil {
 		return err
 	}
@@ -63,15 +78,24 @@ func run(def string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Target, err)
 		}
-		out := filepath.Join(dir, filepath.Base(f.Target))
-		if err := os.WriteFile(out, body, f.Mode); err != nil {
+		dst := filepath.Join(dir, filepath.Base(f.Target))
+		if err := os.WriteFile(dst, body, f.Mode); err != nil {
 			return err
 		}
-		fmt.Printf("%s -> %s (%s, %04o)\n", out, f.Target, f.Role, f.Mode)
+		fmt.Printf("%s -> %s (%s, %04o)\n", dst, f.Target, f.Role, f.Mode)
+	}
+	motd, err := os.ReadFile(filepath.Join(def, "files", "motd"))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "files", "motd"), motd, 0o644); err != nil {
+		return err
 	}
 	in, err := os.ReadFile(filepath.Join(def, "distro.yaml.in"))
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(def, "distro.yaml"), in, 0o644)
+	text := strings.ReplaceAll(string(in), defVersion, version)
+	text = strings.ReplaceAll(text, "v"+strings.Replace(defVersion, "-", "+", 1), built)
+	return os.WriteFile(filepath.Join(out, "distro.yaml"), []byte(text), 0o644)
 }
