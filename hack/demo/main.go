@@ -4,8 +4,8 @@
 // containers, and runs the real CLI against them: create, inspect, apply
 // --dry-run, apply, and a second apply that must change nothing.
 //
-//	sudo go run ./hack/demo [-keep] [-fleet NAME] [-workers N]
-//	sudo go run ./hack/demo -down [-fleet NAME]
+//	./hack/demo.sh [-keep] [-fleet NAME] [-workers N]
+//	./hack/demo.sh -down [-fleet NAME]
 //
 // docs/demo.md says what each step does and what to expect.
 package main
@@ -50,7 +50,7 @@ func main() {
 func run(o options) int {
 	if os.Geteuid() != 0 {
 		fmt.Fprintln(os.Stderr, "The demo brings up its hosts as systemd-nspawn containers, which needs root.\n"+
-			"Run it as: sudo go run ./hack/demo   (or: sudo env \"PATH=$PATH\" go run ./hack/demo when root has no go on its PATH)")
+			"Run it as: ./hack/demo.sh (it runs itself again through sudo when you are not root)")
 		return 1
 	}
 	if o.workers < 0 || o.workers > 20 {
