@@ -32,7 +32,7 @@ func (d *demo) checkFleetFree(ctx context.Context) error {
 	}
 	for _, s := range list {
 		if s.Name == d.opts.fleet {
-			return fmt.Errorf("a fleet named %q is already up (%s). Pick another name with -fleet NAME, or tear it down first with: sudo env \"PATH=$PATH\" go run ./hack/demo -down -fleet %s (or: mage dev:fleetDown -fleet=%s)",
+			return fmt.Errorf("a fleet named %q is already up (%s). Pick another name with -fleet NAME, or tear it down first with: ./hack/demo.sh -down -fleet %s (or: mage dev:fleetDown -fleet=%s)",
 				s.Name, repo.Rel(s.Dir), s.Name, s.Name)
 		}
 	}
@@ -82,7 +82,7 @@ func (d *demo) teardown() error {
 	t := time.Now()
 	if err := fleetDown(d.opts.fleet); err != nil {
 		fmt.Printf("<== [%d] FAILED after %s\n", d.n, since(t))
-		return fmt.Errorf("tearing down fleet %s: %w (retry with: sudo env \"PATH=$PATH\" go run ./hack/demo -down -fleet %s)", d.opts.fleet, err, d.opts.fleet)
+		return fmt.Errorf("tearing down fleet %s: %w (retry with: ./hack/demo.sh -down -fleet %s)", d.opts.fleet, err, d.opts.fleet)
 	}
 	fmt.Printf("<== [%d] done in %s\n", d.n, since(t))
 	return nil
@@ -113,5 +113,5 @@ func (d *demo) printKeep() {
 				repo.Rel(f.KnownHostsPath), repo.Rel(d.cargoship()), repo.Rel(d.pkg), repo.Rel(f.InventoryPath))
 		}
 	}
-	fmt.Printf("  tear down: sudo env \"PATH=$PATH\" go run ./hack/demo -down -fleet %s   (or: mage dev:fleetDown -fleet=%s)\n", name, name)
+	fmt.Printf("  tear down: ./hack/demo.sh -down -fleet %s   (or: mage dev:fleetDown -fleet=%s)\n", name, name)
 }

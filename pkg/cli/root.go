@@ -113,6 +113,7 @@ func (a *App) setup(cmd *cobra.Command, g *globalFlags) error {
 	if err != nil {
 		return err
 	}
+	a.logSettingsWarnings() // e.g. the deprecated CARGOSHIP_CONFIG, for every command
 	if s.File != "" {
 		a.Log.Debug("using settings file", "path", s.File)
 	}
