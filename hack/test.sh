@@ -68,5 +68,8 @@ suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E
 # assertions come from its index and manifest (docs/e2e.md, Your own
 # package).
 go run ./example/local-k3s/gen >/dev/null
+go run ./example/local-k3s/gen -version 1.35.4-k3s1 -out build/local-k3s-1.35.4 >/dev/null
 go run ./cmd/cargoship create example/local-k3s -o build/ >/dev/null
-suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst"
+go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
+suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
+  CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
