@@ -2,11 +2,12 @@
 # test.sh runs every test cargoship has: the unit tests first, then the tests
 # that need root and real hosts (the fleet harness, the test engine, the
 # fault tests, the provider's acceptance tests with the terraform binary), then
-# the phase suite three times against a container fleet: its staging half,
+# the phase suite four times against a container fleet: its staging half,
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
-# the three-controller walk) with the test engine as k3s, and the
-# single-controller full walk again with it as rke2, and a walk of a package
-# built from example/local-k3s instead of the test package (docs/e2e.md). Run it as
+# the three-controller walk) with the test engine as k3s, the
+# single-controller full walk again with it as rke2, and that walk once more
+# on packages built from example/local-k3s instead of the test package
+# (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
 # keeping PATH so root finds the same go.
 set -euo pipefail
