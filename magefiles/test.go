@@ -26,8 +26,11 @@ func (Test) EndToEndClusterStage() error {
 // EndToEndCluster walks apply, converged, labels, join, upgrade and reset on a container fleet (root); CARGOSHIP_E2E_DISTRO, _PACKAGE and the other knobs pass through.
 func (Test) EndToEndCluster() error {
 	env := map[string]string{}
-	if _, set := os.LookupEnv("CARGOSHIP_E2E_UPGRADE"); !set {
-		env["CARGOSHIP_E2E_UPGRADE"] = "1" // as hack/test.sh's full walk
+	_, set := os.LookupEnv("CARGOSHIP_E2E_UPGRADE")
+	// As hack/test.sh's full walk; a package of the user's upgrades only
+	// to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names.
+	if !set && os.Getenv("CARGOSHIP_E2E_PACKAGE") == "" {
+		env["CARGOSHIP_E2E_UPGRADE"] = "1"
 	}
 	return goTest(env, "-timeout", "40m", "-v", "./test/e2e/cluster/...")
 }
