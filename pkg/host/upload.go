@@ -50,8 +50,11 @@ type UploadResult struct {
 // resuming a partial file whose bytes match the source, checks the sha256
 // on the host and renames into place. An empty sha256hex makes Upload hash
 // src first. mode 0 and owner "" mean as WriteFile's.
-func Upload(ctx context.Context, r Runner, src Source, size int64, sha256hex, dst string, mode os.FileMode, owner string) (UploadResult, error) {
+func Upload(ctx context.Context, r Runner, src Source, size int64, sha256hex, dst string, mode os.FileMode, owner string, opts ...UploadOption) (UploadResult, error) {
 	u := &upload{r: r, src: src, size: size, sum: strings.ToLower(sha256hex), dst: dst, part: dst + PartSuffix}
+	for _, o := range opts {
+		o(u)
+	}
 	res, err := u.run(ctx, mode, owner)
 	if err != nil {
 		return res, fileError(r, "upload", dst, err)
@@ -59,8 +62,22 @@ func Upload(ctx context.Context, r Runner, src Source, size int64, sha256hex, ds
 	return res, nil
 }
 
+// UploadOption changes how Upload sends.
+type UploadOption func(*upload)
+
+// WrapSend hands wrap the reader of exactly the bytes about to go over the
+// wire, and offset, where they start in the file, before they are sent:
+// the hashing of a resumed prefix and a skipped upload never reach it, so
+// a counting wrapper counts what was sent (progress display, for one).
+// wrap is called at most once per Upload, and not at all when nothing
+// needs sending.
+func WrapSend(wrap func(offset int64, r io.Reader) io.Reader) UploadOption {
+	return func(u *upload) { u.wrap = wrap }
+}
+
 type upload struct {
 	r          Runner
+	wrap       func(offset int64, r io.Reader) io.Reader
 	src        Source
 	size       int64
 	sum        string
@@ -323,7 +340,11 @@ func (u *upload) resumePoint(ctx context.Context) (io.ReadCloser, int64, error) 
 // send streams the rest of the source into the partial file, over SFTP
 // when the Runner offers it and the host has a server, else through cat.
 func (u *upload) send(ctx context.Context, in io.Reader, offset int64) (int64, error) {
-	rest := &countingReader{r: io.LimitReader(in, u.size-offset)}
+	src := io.LimitReader(in, u.size-offset)
+	if u.wrap != nil {
+		src = u.wrap(offset, src)
+	}
+	rest := &countingReader{r: src}
 	var err error
 	sent := false
 	if o, ok := u.r.(SFTPOpener); ok {

@@ -84,7 +84,17 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 	if pl.Staged {
 		dst = StagedPath(pl.Target)
 	}
-	res, err := host.Upload(ctx, h.Conn, host.Source(pl.Open), pl.Size, pl.SHA256, dst, pl.Mode, pl.Owner)
+	var opts []host.UploadOption
+	var track *uploadTracking
+	if p := progressFrom(ctx); p != nil {
+		defer beginUploads(ctx, h)()
+		track = &uploadTracking{p: p, host: h.String(), name: pl.Name, size: pl.Size}
+		opts = append(opts, host.WrapSend(track.wrap))
+	}
+	res, err := host.Upload(ctx, h.Conn, host.Source(pl.Open), pl.Size, pl.SHA256, dst, pl.Mode, pl.Owner, opts...)
+	if track != nil {
+		track.done(err)
+	}
 	if err != nil {
 		return placed{}, fmt.Errorf("uploading %s to %s: %w", pl.Name, dst, err)
 	}
@@ -129,6 +139,9 @@ func (s *Fleet) record(h *Host, phase string, pl Placement, p placed) {
 // PlaceAll places files on one host in order, queues staged ones, links
 // the rest, and reloads systemd when a unit file changed.
 func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []Placement) error {
+	// one batch for all of the host's files: a terminal keeps one bar
+	// for the host, and draws it to the end before the phase goes on
+	defer beginUploads(ctx, h)()
 	units := false
 	for _, pl := range pls {
 		p, err := s.Place(ctx, h, pl)
@@ -160,7 +173,7 @@ func (s *Fleet) PlanAll(ctx context.Context, h *Host, pls []Placement) ([]Change
 			return nil, err
 		}
 		if would {
-			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("upload %s to %s (%d bytes, %s)", pl.Name, pl.Target, pl.Size, pl.Mode)})
+			out = append(out, Change{Host: h.String(), What: fmt.Sprintf("upload %s to %s (%s, %s)", pl.Name, pl.Target, HumanBytes(pl.Size), pl.Mode)})
 		}
 	}
 	return out, nil
