@@ -4,8 +4,8 @@
 # fault tests, the provider's acceptance tests with the terraform binary), then
 # the phase suite four times against a container fleet: its staging half,
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
-# the three-controller walk) with the test engine as k3s, the
-# single-controller full walk again with it as rke2, and that walk once more
+# the three-controller walk) with the test engine as k3s, the same with it
+# as rke2, and the single-controller walk once more
 # on packages built from example/local-k3s instead of the test package
 # (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
@@ -43,6 +43,9 @@ go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
 echo "== provider: terraform acceptance tests (docs/provider.md)"
 go test -count=1 -p 1 -timeout 30m -v ./test/e2e/provider/...
 
+echo "== cli: -o json and --detailed-exitcode on the built binary (docs/apply.md)"
+go test -count=1 -p 1 -timeout 20m -v ./test/e2e/cli/...
+
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
 # suite NAME [-run=REGEXP] VAR=VALUE...
 suite() {
@@ -60,10 +63,7 @@ suite() {
 }
 suite stage CARGOSHIP_E2E_STAGE_ONLY=1
 suite full CARGOSHIP_E2E_UPGRADE=1
-# rke2's three-controller walk is left out: the test engine's datastore can
-# lose a write between servers (docs/e2e.md, rke2); run it by hand with
-# CARGOSHIP_E2E_DISTRO=rke2 -run TestThreeControllers.
-suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
+suite full-rke2 CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
 # A package built from a definition of local sources only (the test engine
 # as k3s, example/local-k3s), walked in place of the test package: the
 # assertions come from its index and manifest (docs/e2e.md, Your own
