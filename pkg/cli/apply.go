@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
+	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
@@ -76,6 +77,7 @@ func runInstall(cmd *cobra.Command, app *App, f *installFlags, pkgPath string, p
 		// run's outcome is what the command reports.
 		_ = loaded.Close()
 	}()
-	runErr := action.Run(cmd.Context(), loaded, phases)
+	ctx := node.WithProgress(cmd.Context(), uploadProgress(cmd, app, o.Log))
+	runErr := action.Run(ctx, loaded, phases)
 	return f.output.finish(app.Out, cmd.Name(), loaded.State, runErr)
 }
