@@ -18,13 +18,22 @@ func completeYAML(*cobra.Command, []string, string) ([]string, cobra.ShellCompDi
 	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
-// completePackageArg offers package files for apply's and prepare's one
-// argument, and nothing once it is given.
+// completePackageArg offers package files for the one argument of apply,
+// prepare and inspect, and nothing once it is given.
 func completePackageArg(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return []string{packageExt}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeDocumentArg offers YAML documents for validate's one
+// argument, and nothing once it is given.
+func completeDocumentArg(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
 // completeEngine offers the engines, for kube-config's --distro.

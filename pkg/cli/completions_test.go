@@ -49,7 +49,7 @@ func TestCompletions(t *testing.T) {
 	assert.Equal(t, []string{"k3s", "rke2", "upstream"}, words, "kube-config takes an engine only")
 	assert.Equal(t, directive(cobra.ShellCompDirectiveNoFileComp), d)
 
-	for _, cmd := range []string{"apply", "prepare"} {
+	for _, cmd := range []string{"apply", "prepare", "inspect"} {
 		words, d = complete(t, cmd, "")
 		assert.Equal(t, []string{"tar.zst"}, words, "%s PACKAGE: package files", cmd)
 		assert.Equal(t, directive(cobra.ShellCompDirectiveFilterFileExt), d)
@@ -58,6 +58,13 @@ func TestCompletions(t *testing.T) {
 		assert.Empty(t, words, "%s takes one package", cmd)
 		assert.Equal(t, directive(cobra.ShellCompDirectiveNoFileComp), d)
 	}
+
+	words, d = complete(t, "validate", "")
+	assert.Equal(t, []string{"yaml", "yml"}, words, "validate CLUSTER.yaml: YAML documents")
+	assert.Equal(t, directive(cobra.ShellCompDirectiveFilterFileExt), d)
+	words, d = complete(t, "validate", "cluster.yaml", "")
+	assert.Empty(t, words, "validate takes one document")
+	assert.Equal(t, directive(cobra.ShellCompDirectiveNoFileComp), d)
 	for _, cmd := range [][]string{{"apply", "p.tar.zst"}, {"prepare", "p.tar.zst"}, {"reset"}, {"kube-config"}} {
 		for _, flag := range []string{"--config", "-c"} {
 			words, d = complete(t, append(cmd, flag, "")...)

@@ -33,9 +33,10 @@ func newInspectCommand(app *App) *cobra.Command {
 			"and selectors, and the images of each architecture. It exits 1 when anything does not verify,\n" +
 			"naming the entry, and when the policy refuses the package (unsigned, or no trusted key signed it),\n" +
 			"after printing what it holds.",
-		Example: "  cargoship inspect build/cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --verify-key cargoship.pub",
-		GroupID: groupPackage,
-		Args:    cobra.ExactArgs(1),
+		Example:           "  cargoship inspect build/cargoship-rancher-k3s-amd64-1.35.3-k3s1.tar.zst --verify-key cargoship.pub",
+		GroupID:           groupPackage,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completePackageArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInspect(cmd, app, args[0], fl)
 		},

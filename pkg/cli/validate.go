@@ -23,8 +23,9 @@ func newValidateCommand(app *App) *cobra.Command {
 		Short: "Check a cluster inventory and distro definitions without touching any host",
 		Long: "validate loads documents exactly as apply does and prints every problem at once, each\n" +
 			"naming file:line:column and the field. It exits 1 on any error and 0 when there are only warnings.",
-		Example: "  cargoship validate cluster.yaml\n  cargoship validate cluster.yaml --distro example/k3s/distro.yaml\n  cargoship validate --distro example/rke2",
-		Args:    cobra.MaximumNArgs(1),
+		Example:           "  cargoship validate cluster.yaml\n  cargoship validate cluster.yaml --distro example/k3s/distro.yaml\n  cargoship validate --distro example/rke2",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeDocumentArg,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.cluster = args[0]
