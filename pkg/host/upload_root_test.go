@@ -260,17 +260,26 @@ func BenchmarkUpload(b *testing.B) {
 	}
 }
 
-// cancelAfter cancels a context once n bytes were read through it: a
-// transfer that breaks half way.
+// cancelAfter cancels a context once n bytes were read through it and
+// some of them reached the partial file: a transfer that breaks half way.
+// Waiting for the file keeps a slow host (its shell not started yet, the
+// bytes still in SSH's window) from turning the break into one before any
+// byte arrived.
 type cancelAfter struct {
 	r      io.ReadCloser
 	n      int64
+	part   string
 	cancel context.CancelFunc
 }
 
 func (c *cancelAfter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if c.n -= int64(n); c.n <= 0 {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if fi, err := os.Stat(c.part); err == nil && fi.Size() > 0 {
+				break
+			}
+		}
 		c.cancel()
 	}
 	return n, err
@@ -291,7 +300,7 @@ func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			breaking := func() (io.ReadCloser, error) {
 				in, err := os.Open(src)
-				return &cancelAfter{r: in, n: 3 << 19, cancel: cancel}, err
+				return &cancelAfter{r: in, n: 3 << 19, part: dst + PartSuffix, cancel: cancel}, err
 			}
 			if _, err := Upload(ctx, r, breaking, size, sum, dst, 0o644, ""); err == nil {
 				t.Fatal("the broken upload succeeded")
