@@ -21,18 +21,20 @@ const barTick = 100 * time.Millisecond
 // uploads sent of those they will send, the file being sent and the speed.
 //
 // The bars live only while uploads run. A host's batch (node's Begin: one
-// phase's files for the host) keeps its bar; when the last open batch
-// ends, the bars are completed and drawn to the end before that batch's
-// caller goes on, so the phase's next log line is printed below them, not
-// into a redraw.
+// phase's files for the host) keeps its bar; when it ends the bar is
+// finished and pops above the running ones, drawn no more, so a large
+// fleet redraws only the hosts still sending. When the last open batch
+// ends, the bars are drawn to the end before that batch's caller goes on,
+// so the phase's next log line is printed below them, not into a redraw.
 type barProgress struct {
 	w    io.Writer
 	tick time.Duration
 
-	mu   sync.Mutex    // guards the fields below but bars
-	p    *mpb.Progress // nil between batches
-	open int           // batches open across hosts
-	stop chan struct{}
+	mu       sync.Mutex     // guards the fields below but bars
+	p        *mpb.Progress  // nil until bytes are sent, and between batches
+	open     int            // batches open across hosts
+	hostOpen map[string]int // batches open per host
+	stop     chan struct{}
 	// ticks is the ticker's goroutine, which end waits for holding mu:
 	// the ticker takes only barsMu
 	ticks  sync.WaitGroup
@@ -52,41 +54,64 @@ type hostBar struct {
 	sent   atomic.Int64
 	file   atomic.Value // string: the file being sent
 	failed atomic.Bool
+	start  atomic.Int64 // unix nanoseconds of the first Start: the average's
+	// average is the speed over the batch, set when it ends
+	average atomic.Value
 }
 
-// Begin opens a batch of host's uploads, drawing the bars if none are.
+// Begin opens a batch of host's uploads. Nothing is drawn until bytes
+// are sent: a converged fleet, whose files are all in place, shows no bar.
 func (b *barProgress) Begin(host string) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.open++
-	b.barOf(host)
+	b.begin(host)
 	var once sync.Once
-	return func() { once.Do(b.end) }
+	return func() { once.Do(func() { b.end(host) }) }
 }
 
-// end closes a batch; the last one finishes the bars.
-func (b *barProgress) end() {
+// begin counts a batch in; b.mu is held.
+func (b *barProgress) begin(host string) {
+	if b.hostOpen == nil {
+		b.hostOpen = map[string]int{}
+	}
+	b.open++
+	b.hostOpen[host]++
+}
+
+// end closes one of host's batches. The host's last finishes its bar,
+// and the last of all draws the bars to the end and lets them go.
+func (b *barProgress) end(host string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.open--
-	if b.open > 0 {
+	if b.hostOpen[host]--; b.hostOpen[host] == 0 {
+		delete(b.hostOpen, host)
+		b.barsMu.Lock()
+		if hb := b.bars[host]; hb != nil {
+			finish(hb)
+			delete(b.bars, host)
+		}
+		b.barsMu.Unlock()
+	}
+	if b.open > 0 || b.p == nil {
 		return
 	}
 	close(b.stop)
 	b.ticks.Wait()
-	b.barsMu.Lock()
-	for _, hb := range b.bars {
-		show(hb, 0)
-		if hb.failed.Load() {
-			hb.bar.Abort(false)
-		} else {
-			hb.bar.SetTotal(-1, true)
-		}
-	}
-	b.bars = nil
-	b.barsMu.Unlock()
 	b.p.Wait()
-	b.p = nil
+	b.p, b.bars = nil, nil
+}
+
+// finish draws hb's last counts and completes its bar, or marks it
+// failed.
+func finish(hb *hostBar) {
+	hb.average.Store(speed(hb.sent.Load(), time.Since(time.Unix(0, hb.start.Load()))))
+	show(hb, 0)
+	if hb.failed.Load() {
+		hb.bar.Abort(false)
+		return
+	}
+	hb.bar.SetTotal(-1, true)
 }
 
 // Start counts one transfer into its host's bar.
@@ -94,13 +119,14 @@ func (b *barProgress) Start(host, name string, size int64) node.Tracker {
 	b.mu.Lock()
 	hb := b.barOf(host)
 	t := &barTracker{hb: hb}
-	if b.open == 0 {
-		// node begins a batch before it sends; without one the bars
+	if b.hostOpen[host] == 0 {
+		// node begins a batch before it sends; without one the bar
 		// would never be finished, so this transfer is its own batch
-		b.open++
-		t.end = b.end
+		b.begin(host)
+		t.end = func() { b.end(host) }
 	}
 	b.mu.Unlock()
+	hb.start.CompareAndSwap(0, time.Now().UnixNano())
 	hb.total.Add(size)
 	hb.file.Store(name)
 	return t
@@ -112,7 +138,7 @@ func (b *barProgress) barOf(host string) *hostBar {
 	if b.p == nil {
 		// ForceTTY: the caller has established w is a terminal, also
 		// when w wraps the terminal's file.
-		b.p = mpb.New(mpb.WithOutput(b.w), mpb.ForceTTY(), mpb.WithAutoRefresh(), mpb.WithWidth(100))
+		b.p = mpb.New(mpb.WithOutput(b.w), mpb.ForceTTY(), mpb.WithAutoRefresh(), mpb.WithWidth(100), mpb.PopCompletedMode())
 		b.barsMu.Lock()
 		b.bars = map[string]*hostBar{}
 		b.barsMu.Unlock()
@@ -134,7 +160,12 @@ func (b *barProgress) barOf(host string) *hostBar {
 			decor.Counters(decor.SizeB1024(0), "% .1f / % .1f", decor.WC{C: decor.DSyncWidth}),
 		),
 		mpb.AppendDecorators(
-			decor.OnAbort(decor.EwmaSpeed(decor.SizeB1024(0), "% .1f", 30), "failed"),
+			// the recent speed while sending, the average once done (a
+			// short batch would end before a recent speed was measured)
+			decor.OnAbort(decor.OnCompleteMeta(decor.EwmaSpeed(decor.SizeB1024(0), "% .1f", 30), func(string) string {
+				v, _ := hb.average.Load().(string)
+				return v
+			}), "failed"),
 		),
 	)
 	b.bars[host] = hb

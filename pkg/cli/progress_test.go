@@ -100,11 +100,10 @@ func TestBarProgressDrawsABarPerHostAndFinishesWithTheBatches(t *testing.T) {
 	assert.Nil(t, bp.p, "the last batch's end drew the bars to the end and let them go")
 	bp.mu.Unlock()
 	got := out.String()
-	for _, host := range []string{"[kc0]", "[kw0]", "[kw1]"} {
-		assert.Equal(t, 1, strings.Count(lastFrame(got), host), "one bar for %s in the final frame:\n%s", host, lastFrame(got))
+	for host, want := range map[string]string{"[kc0]": "2.0 MiB / 2.0 MiB", "[kw0]": "2.0 MiB / 2.0 MiB", "[kw1]": "failed"} {
+		last := lastLineOf(got, host)
+		assert.Contains(t, last, want, "the last draw of %s, one bar for both its files:\n%s", host, got)
 	}
-	assert.Contains(t, got, "2.0 MiB / 2.0 MiB", "a host's bar counts all its files")
-	assert.Contains(t, got, "failed")
 
 	// A transfer outside a batch is its own, and a new batch draws anew.
 	tr := bp.Start("kw2", "manifests/a.yaml", 10)
@@ -116,14 +115,38 @@ func TestBarProgressDrawsABarPerHostAndFinishesWithTheBatches(t *testing.T) {
 	assert.Contains(t, out.String(), "[kw2]")
 }
 
-// lastFrame is what mpb drew last: it redraws after moving the cursor up.
-func lastFrame(s string) string {
-	if i := strings.LastIndex(s, "\x1b["); i >= 0 {
-		if j := strings.IndexByte(s[i:], 'J'); j >= 0 {
-			return s[i+j+1:]
+// lastLineOf is the last line of mpb's output that mentions host.
+func lastLineOf(out, host string) string {
+	last := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, host) {
+			last = l
 		}
 	}
-	return s
+	return last
+}
+
+func TestBarProgressFinishesAHostsBarWhenItsBatchEnds(t *testing.T) {
+	var out syncBuffer
+	bp := newBarProgress(&out)
+	endA, endB := bp.Begin("kw0"), bp.Begin("kw1")
+	a, b := bp.Start("kw0", "a", 10), bp.Start("kw1", "b", 10)
+	a.Add(10)
+	a.Done(nil)
+	endA()
+	bp.barsMu.Lock()
+	assert.NotContains(t, bp.bars, "kw0", "kw0 is done: its bar is finished while kw1 still sends")
+	assert.Contains(t, bp.bars, "kw1")
+	bp.barsMu.Unlock()
+	endA() // a second call changes nothing
+	bp.mu.Lock()
+	assert.Equal(t, 1, bp.open)
+	bp.mu.Unlock()
+	b.Add(10)
+	b.Done(nil)
+	endB()
+	assert.Contains(t, lastLineOf(out.String(), "[kw0]"), "10.0 b / 10.0 b")
+	assert.Contains(t, lastLineOf(out.String(), "[kw1]"), "10.0 b / 10.0 b")
 }
 
 func TestUploadProgressBarsOnlyWhereTheyCanRedraw(t *testing.T) {
@@ -158,4 +181,18 @@ func TestUploadProgressBarsOnlyWhereTheyCanRedraw(t *testing.T) {
 	app := &App{Err: &bytes.Buffer{}}
 	root := NewRootCommand(&strings.Builder{}, &strings.Builder{}, func(string) (string, bool) { return "", false })
 	assert.Nil(t, uploadProgress(root, app, nil), "no logger: nothing shown")
+}
+
+func TestBarProgressDrawsNothingWhenNothingIsSent(t *testing.T) {
+	var out syncBuffer
+	bp := newBarProgress(&out)
+	for _, host := range []string{"kw0", "kw1"} {
+		end := bp.Begin(host) // every file already in place: no Start
+		end()
+	}
+	bp.mu.Lock()
+	assert.Nil(t, bp.p)
+	assert.Zero(t, bp.open)
+	bp.mu.Unlock()
+	assert.Empty(t, out.String(), "a converged fleet shows no bar")
 }
