@@ -9,8 +9,21 @@
 # on packages built from example/local-k3s instead of the test package
 # (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
-# keeping PATH so root finds the same go.
+# keeping PATH so root finds the same go, and the CARGOSHIP_* knobs.
+#
+# With arguments it runs only the tiers they name, in the order given:
+#   ./hack/test.sh unit stage
+# Without, it runs every tier in the order of $tiers below (what .ci/run
+# does). The mage targets test:unit, test:endToEndClusterStage and
+# test:endToEndCluster run the tiers unit, stage and full (magefiles/test.go).
 set -euo pipefail
+tiers=(unit fleet helpers faults provider cli stage full full-rke2 package)
+for t in "$@"; do
+  if [[ " ${tiers[*]} " != *" $t "* ]]; then
+    echo "hack/test.sh: no tier \"$t\"; the tiers: ${tiers[*]} (none: all of them)" >&2
+    exit 2
+  fi
+done
 # Before the cd below: "$0" is the path as it was typed, relative to the
 # directory it was typed in.
 if [[ $(id -u) -ne 0 ]]; then
@@ -19,32 +32,51 @@ if [[ $(id -u) -ne 0 ]]; then
     exit 1
   fi
   echo "hack/test.sh: not root; running again through sudo" >&2
-  exec sudo env "PATH=$PATH" "$0" "$@"
+  keep=("PATH=$PATH")
+  for v in $(compgen -e); do
+    if [[ $v == CARGOSHIP_* ]]; then keep+=("$v=${!v}"); fi
+  done
+  exec sudo env "${keep[@]}" "$0" "$@"
 fi
 cd "$(dirname "$0")/.."
 ./hack/deps.sh
 go mod download
 mkdir -p build
+# The tests internal/testtier gates as slow run here (as root they would
+# anyway; this says so).
+export CARGOSHIP_TEST_SLOW=1
 
-echo "== unit tests"
-go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/... ./internal/...
+tier_unit() {
+  echo "== unit tests"
+  go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/... ./internal/...
+}
 
-echo "== fleet harness and test engine"
-go test -count=1 -p 1 -timeout 30m ./test/fleet/... ./test/engine/...
+tier_fleet() {
+  echo "== fleet harness and test engine"
+  go test -count=1 -p 1 -timeout 30m ./test/fleet/... ./test/engine/...
+}
 
 # The suites' shared helpers: the test package is the same bytes in two
 # runs (it builds two test packages, so it is not a unit test's cost).
-echo "== e2e helpers"
-go test -count=1 -timeout 10m ./test/e2e/e2eutil/...
+tier_helpers() {
+  echo "== e2e helpers"
+  go test -count=1 -timeout 10m ./test/e2e/e2eutil/...
+}
 
-echo "== fault tests"
-go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
+tier_faults() {
+  echo "== fault tests"
+  go test -count=1 -p 1 -timeout 30m -v ./test/e2e/faults/...
+}
 
-echo "== provider: terraform acceptance tests (docs/provider.md)"
-go test -count=1 -p 1 -timeout 30m -v ./test/e2e/provider/...
+tier_provider() {
+  echo "== provider: terraform acceptance tests (docs/provider.md)"
+  go test -count=1 -p 1 -timeout 30m -v ./test/e2e/provider/...
+}
 
-echo "== cli: -o json and --detailed-exitcode on the built binary (docs/apply.md)"
-go test -count=1 -p 1 -timeout 20m -v ./test/e2e/cli/...
+tier_cli() {
+  echo "== cli: -o json and --detailed-exitcode on the built binary (docs/apply.md)"
+  go test -count=1 -p 1 -timeout 20m -v ./test/e2e/cli/...
+}
 
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
 # suite NAME [-run=REGEXP] VAR=VALUE...
@@ -61,16 +93,30 @@ suite() {
   fi
   grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
 }
-suite stage CARGOSHIP_E2E_STAGE_ONLY=1
-suite full CARGOSHIP_E2E_UPGRADE=1
-suite full-rke2 CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2
+tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1; }
+# The full walk, with the upgrade; the other knobs pass through (e.g.
+# CARGOSHIP_E2E_DISTRO, or CARGOSHIP_E2E_PACKAGE for a package of yours,
+# which upgrades only to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names).
+tier_full() {
+  local upgrade=(CARGOSHIP_E2E_UPGRADE=1)
+  if [[ -n ${CARGOSHIP_E2E_UPGRADE+set} || -n ${CARGOSHIP_E2E_PACKAGE:-} ]]; then upgrade=(); fi
+  suite full "${upgrade[@]}"
+}
+tier_full_rke2() { suite full-rke2 CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2; }
 # A package built from a definition of local sources only (the test engine
 # as k3s, example/local-k3s), walked in place of the test package: the
 # assertions come from its index and manifest (docs/e2e.md, Your own
 # package).
-go run ./example/local-k3s/gen >/dev/null
-go run ./example/local-k3s/gen -version 1.35.4-k3s1 -out build/local-k3s-1.35.4 >/dev/null
-go run ./cmd/cargoship create example/local-k3s -o build/ >/dev/null
-go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
-suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
-  CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
+tier_package() {
+  go run ./example/local-k3s/gen >/dev/null
+  go run ./example/local-k3s/gen -version 1.35.4-k3s1 -out build/local-k3s-1.35.4 >/dev/null
+  go run ./cmd/cargoship create example/local-k3s -o build/ >/dev/null
+  go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
+  suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
+    CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
+}
+
+if (($# == 0)); then set -- "${tiers[@]}"; fi
+for t in "$@"; do
+  "tier_${t//-/_}"
+done
