@@ -3,40 +3,63 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
-// Test holds the test tiers hack/test.sh runs, one target each, with the
-// flags hack/test.sh gives them (docs/e2e.md).
+// Test holds the test tiers: test:fast is `go test ./...` as it runs for
+// you; the others run a tier of hack/test.sh, the code CI runs, as root
+// (through sudo when you are not; docs/e2e.md, Test tiers).
 type Test mg.Namespace
 
-// Unit runs the unit tests: no root, no hosts.
-func (Test) Unit() error {
-	return goTest(nil, "-timeout", "25m", "./pkg/...", "./cmd/...", "./hack/...", "./internal/...")
-}
-
-// EndToEndClusterStage walks the staging half of apply on a container fleet (root).
-func (Test) EndToEndClusterStage() error {
-	return goTest(map[string]string{"CARGOSHIP_E2E_STAGE_ONLY": "1"}, "-timeout", "40m", "-v", "./test/e2e/cluster/...")
-}
-
-// EndToEndCluster walks apply, converged, labels, join, upgrade and reset on a container fleet (root); CARGOSHIP_E2E_DISTRO, _PACKAGE and the other knobs pass through.
-func (Test) EndToEndCluster() error {
-	env := map[string]string{}
-	_, set := os.LookupEnv("CARGOSHIP_E2E_UPGRADE")
-	// As hack/test.sh's full walk; a package of the user's upgrades only
-	// to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names.
-	if !set && os.Getenv("CARGOSHIP_E2E_PACKAGE") == "" {
-		env["CARGOSHIP_E2E_UPGRADE"] = "1"
+// Fast runs `go test ./...` as you, then lists every skipped test with its reason (the root and slow tiers among them).
+func (Test) Fast() error {
+	cmd := exec.Command("go", "test", "-json", "./...")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
 	}
-	return goTest(env, "-timeout", "40m", "-v", "./test/e2e/cluster/...")
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	c, serr := testtier.Summarize(out, os.Stdout)
+	if serr != nil {
+		// Let go test finish rather than block on a full pipe.
+		_, _ = io.Copy(io.Discard, out)
+	}
+	werr := cmd.Wait()
+	if serr != nil {
+		return serr
+	}
+	if !c.OK() {
+		return fmt.Errorf("go test ./...: %d failed, %d packages did not build", c.Failed, c.BuildFailed)
+	}
+	if werr != nil {
+		// A package that failed outside any test (its TestMain, a
+		// timeout): go test's own lines above say which.
+		return fmt.Errorf("go test ./...: %w", werr)
+	}
+	return nil
 }
 
-// goTest runs go test -count=1 with env added to this process's
-// environment, its output on this terminal.
-func goTest(env map[string]string, args ...string) error {
-	return sh.RunWithV(env, "go", append([]string{"test", "-count=1"}, args...)...)
+// Unit runs hack/test.sh's unit tier: every package outside test/, its root and slow tests included.
+func (Test) Unit() error { return testSh("unit") }
+
+// EndToEndClusterStage runs hack/test.sh's stage tier: the staging half of apply on a container fleet.
+func (Test) EndToEndClusterStage() error { return testSh("stage") }
+
+// EndToEndCluster runs hack/test.sh's full tier: apply, converged, labels, join, upgrade and reset on a container fleet; CARGOSHIP_E2E_DISTRO, _PACKAGE and the other knobs pass through.
+func (Test) EndToEndCluster() error { return testSh("full") }
+
+// testSh runs ./hack/test.sh with tiers, its output on this terminal.
+func testSh(tiers ...string) error {
+	return sh.RunV("./hack/test.sh", tiers...)
 }
