@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/internal/repo"
+	"github.com/colonel-byte/cargoship/internal/testtier"
 	"github.com/colonel-byte/cargoship/pkg/version"
 )
 
@@ -31,6 +32,7 @@ import (
 // reports the version it was built as. It compiles four static binaries
 // (two commands, two architectures): minutes on a loaded machine.
 func TestReleaseBuild(t *testing.T) {
+	testtier.Slow(t, "builds a release: four static binaries, goreleaser and SBOMs (minutes)")
 	if testing.Short() {
 		t.Skip("builds a release: four binaries and goreleaser")
 	}

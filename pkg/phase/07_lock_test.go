@@ -13,9 +13,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
 	s, runners := k3sTestState(t)
 	s.Options.InstanceID = "me-1"
 	r := runners["c1"]
@@ -48,6 +51,7 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 }
 
 func TestLockDirIsRootsAlone(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
 	s, runners := k3sTestState(t)
 	s.Options.InstanceID = "me-1"
 	r := runners["c1"]
@@ -85,6 +89,7 @@ func secretFile(t *testing.T) (string, string) {
 }
 
 func TestLockNeverFollowsALink(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
 	ctx := context.Background()
 	t.Run("lock file", func(t *testing.T) {
 		s, runners := k3sTestState(t)
@@ -128,6 +133,7 @@ func TestLockNeverFollowsALink(t *testing.T) {
 }
 
 func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
 	s, runners := k3sTestState(t)
 	s.Options.InstanceID = "me-1"
 	var log bytes.Buffer

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // Three servers share one datastore that behaves as the engines' embedded
@@ -19,6 +21,7 @@ import (
 // Conflict wherever it is sent, and the cluster keeps both guarantees when
 // the server that founded it goes away and when it comes back.
 func TestThreeServersShareOneLinearizableDatastore(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "rke2", rke2Ver)
 	ip := ips(t)
 	common := "token: rke2-test-token\n"

@@ -13,12 +13,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // A k3s server and two agents as local processes, each on its own
 // loopback address, driven with the real kubectl through the kubeconfig
 // the server wrote: the cluster cargoship sees after an install.
 func TestK3sServerAndTwoAgentsWithRealKubectl(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	srv := newNode(t, "k3s", "srv1", fmt.Sprintf(`node-name: srv1

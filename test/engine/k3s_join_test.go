@@ -9,12 +9,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // An agent whose token names another cluster's CA, or carries the wrong
 // password, is refused, logs what the real agent logs, keeps retrying (the
 // unit stays activating), and never appears as a node.
 func TestK3sAgentWithAWrongTokenIsRejected(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	srv := newNode(t, "k3s", "srv1", fmt.Sprintf("node-name: srv1\nnode-ip: %[1]s\nbind-address: %[1]s\ntoken: right-password\n", ip(2)))
@@ -58,6 +61,7 @@ func TestK3sAgentWithAWrongTokenIsRejected(t *testing.T) {
 // /etc/rancher/node/password, is refused until the node is deleted, as the
 // engines refuse it; deleting the node lets the new host join.
 func TestK3sNodeNameTakenByAnotherHostIsRejectedUntilDeleted(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	srv := newNode(t, "k3s", "srv1", fmt.Sprintf("node-name: srv1\nnode-ip: %[1]s\nbind-address: %[1]s\ntoken: tok\nkube-controller-manager-arg: [node-monitor-grace-period=5s]\n", ip(2)))
@@ -89,6 +93,7 @@ func TestK3sNodeNameTakenByAnotherHostIsRejectedUntilDeleted(t *testing.T) {
 // supervisor) with the first one's token file, runs etcd like it, and
 // shares its CA and token.
 func TestK3sSecondServerJoinsOn6443(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	s1 := newNode(t, "k3s", "s1", fmt.Sprintf("node-name: s1\nnode-ip: %[1]s\nbind-address: %[1]s\ncluster-init: true\ntoken: tok\n", ip(2)))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // node-label and node-taint apply when a node registers, not when it
@@ -16,6 +18,7 @@ import (
 // the calls cargoship's phase 29 makes, change them, and what they set
 // survives the next restart.
 func TestK3sNodeLabelsAndTaintsApplyAtRegistrationOnly(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	srv := newNode(t, "k3s", "srv1", fmt.Sprintf("node-name: srv1\nnode-ip: %[1]s\nbind-address: %[1]s\ntoken: tok\nkubelet-arg: [node-status-update-frequency=1s]\n", ip(2)))

@@ -12,12 +12,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // rke2: two servers and an agent joining through the supervisor on 9345,
 // rke2's paths and files, and a cluster that keeps working, with every
 // write visible on the other server, when the first server goes away.
 func TestRKE2TwoServersAndAnAgentJoinOn9345(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "rke2", rke2Ver)
 	ip := ips(t)
 	common := "token: rke2-test-token\nkube-controller-manager-arg: [node-monitor-grace-period=6s]\nkubelet-arg: [node-status-update-frequency=1s]\n"

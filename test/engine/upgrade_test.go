@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // An upgrade as cargoship does it: replace the binary with a newer build
@@ -16,6 +18,7 @@ import (
 // kubeletVersion follow, and the cluster's state (a label set before)
 // survives the restarts.
 func TestK3sUpgradeByReplacingTheBinary(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	oldBin, newBin := engineBinary(t, "k3s", k3sOld), engineBinary(t, "k3s", k3sNew)
 	ip := ips(t)
 	srv := newNode(t, "k3s", "srv1", fmt.Sprintf("node-name: srv1\nnode-ip: %[1]s\nbind-address: %[1]s\ncluster-init: true\ntoken: tok\nkubelet-arg: [node-status-update-frequency=1s]\n", ip(2)))
@@ -72,6 +75,7 @@ func TestK3sUpgradeByReplacingTheBinary(t *testing.T) {
 // A server restarted with a different token refuses to start, as k3s does
 // when its bootstrap data was encrypted with the old one.
 func TestK3sServerRefusesAChangedToken(t *testing.T) {
+	testtier.Slow(t, "builds the test engine and runs engine processes on loopback addresses")
 	bin := engineBinary(t, "k3s", k3sOld)
 	ip := ips(t)
 	cfg := "node-name: srv1\nnode-ip: %[1]s\nbind-address: %[1]s\ntoken: %[2]s\n"

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 func standInCommit(version string) string {
@@ -21,6 +23,7 @@ func standInCommit(version string) string {
 // the program name, version and commit (8 characters for k3s, 40 for rke2),
 // then the Go line; rke2 is built with boringcrypto as its releases are.
 func TestVersionOutputIsTheEnginesFormat(t *testing.T) {
+	testtier.Slow(t, "builds the test engine (k3s and rke2 flavours)")
 	k3s := engineBinary(t, "k3s", k3sOld)
 	out, err := exec.Command(k3s, "--version").Output()
 	require.NoError(t, err)
@@ -40,6 +43,7 @@ func TestVersionOutputIsTheEnginesFormat(t *testing.T) {
 // (app.Name = basename of argv[0]); a name starting with k3s or rke2 also
 // picks the engine.
 func TestVersionNamesTheProgramAsInvoked(t *testing.T) {
+	testtier.Slow(t, "builds the test engine (k3s and rke2 flavours)")
 	link := filepath.Join(t.TempDir(), "k3s-agent")
 	require.NoError(t, os.Symlink(engineBinary(t, "k3s", k3sOld), link))
 	out, err := exec.Command(link, "--version").Output()
@@ -49,6 +53,7 @@ func TestVersionNamesTheProgramAsInvoked(t *testing.T) {
 
 // The help says what the binary is: a test double.
 func TestHelpSaysItIsATestDouble(t *testing.T) {
+	testtier.Slow(t, "builds the test engine (k3s and rke2 flavours)")
 	for _, args := range [][]string{{"--help"}, {"server", "--help"}, {"agent", "--help"}} {
 		out, err := exec.Command(engineBinary(t, "k3s", k3sOld), args...).Output()
 		require.NoError(t, err, "%v", args)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/colonel-byte/cargoship/internal/testtier"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 )
 
@@ -22,6 +23,7 @@ import (
 // k3s only: rke2's package is the same code with another engine name, and
 // each build costs a test engine, a .deb and a 70 MiB package.
 func TestTestPackageIsReproducible(t *testing.T) {
+	testtier.Slow(t, "builds the test package twice (two test engines, two .debs, two registries and creates)")
 	a := BuildDistroPackage(t, K3s, K3s.Version, K3s.Built)
 	b := BuildDistroPackage(t, K3s, K3s.Version, K3s.Built)
 	ia, ib := entryDigests(t, a.Path), entryDigests(t, b.Path)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
 )
 
 // TestInstallFromFilesystemMirror installs the provider the way
@@ -16,6 +18,7 @@ import (
 // `terraform init` with no registry, and example/tofu validates against its
 // schema.
 func TestInstallFromFilesystemMirror(t *testing.T) {
+	testtier.Slow(t, "builds the provider and runs terraform init and validate on a filesystem mirror")
 	useTerraformBinary(t)
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	dir := t.TempDir()
