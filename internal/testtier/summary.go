@@ -60,8 +60,11 @@ func Summarize(r io.Reader, w io.Writer) (Counts, error) {
 			c.BuildFailed++
 		case e.Test == "" && e.Action == "output":
 			// The package's own lines: ok, FAIL, "no test files", panics
-			// outside a test.
-			_, _ = io.WriteString(w, e.Output)
+			// outside a test; not the test binary's PASS, which go test
+			// without -v leaves out.
+			if e.Output != "PASS\n" {
+				_, _ = io.WriteString(w, e.Output)
+			}
 		case e.Test == "":
 		case e.Action == "output":
 			out[k] = append(out[k], e.Output)

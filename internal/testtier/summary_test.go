@@ -20,6 +20,7 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"output","Package":"ex/a","Test":"TestGated","Output":"    a_test.go:9: slow tier: builds things; run it with ` + "`CARGOSHIP_TEST_SLOW=1 go test ./a/`" + `\n"}
 {"Action":"output","Package":"ex/a","Test":"TestGated","Output":"--- SKIP: TestGated (0.00s)\n"}
 {"Action":"skip","Package":"ex/a","Test":"TestGated","Elapsed":0}
+{"Action":"output","Package":"ex/a","Output":"PASS\n"}
 {"Action":"output","Package":"ex/a","Output":"ok  \tex/a\t0.01s\n"}
 {"Action":"pass","Package":"ex/a","Elapsed":0.01}
 {"Action":"run","Package":"ex/b","Test":"TestBroken"}
@@ -41,6 +42,7 @@ func TestSummarizeListsSkipsWithTheirReasons(t *testing.T) {
 	assert.False(t, c.OK())
 	s := out.String()
 	assert.Contains(t, s, "ok  \tex/a\t0.01s\n")
+	assert.False(t, strings.HasPrefix(s, "PASS") || strings.Contains(s, "\nPASS\n"), "the test binary's PASS is left out, as go test does")
 	assert.Contains(t, s, "b_test.go:5: want 1, got 2", "a failed test's output is shown")
 	assert.NotContains(t, s, "=== RUN   TestPass", "a passed test's output is not")
 	assert.Contains(t, s, "?   \tex/c\t[no test files]\n")
