@@ -133,7 +133,7 @@ kubelet-arg:
 
 	t.Run("drain evicts what is not a DaemonSet pod", func(t *testing.T) {
 		var before []string
-		eventually(t, 20*time.Second, "a DaemonSet pod and a ReplicaSet pod on wrk1", func() error {
+		eventually(t, time.Minute, "a DaemonSet pod and a ReplicaSet pod on wrk1", func() error {
 			if before = podsOn(t, kc, "wrk1"); len(before) != 2 {
 				return fmt.Errorf("pods on wrk1: %v", before)
 			}
@@ -161,7 +161,7 @@ kubelet-arg:
 				assert.Contains(t, out, "NotFound")
 			}
 		}
-		eventually(t, 20*time.Second, "the evicted replica runs elsewhere", func() error {
+		eventually(t, time.Minute, "the evicted replica runs elsewhere", func() error {
 			running := 0
 			for _, n := range []string{"srv1", "wrk2"} {
 				for _, p := range podsOn(t, kc, n) {
