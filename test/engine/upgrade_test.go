@@ -32,31 +32,48 @@ func TestK3sUpgradeByReplacingTheBinary(t *testing.T) {
 	mustKubectl(t, kc, "cordon", "wrk1")
 	token := srv.readFile("/var/lib/rancher/k3s/server/token")
 
-	versions := func() map[string]string {
+	// versions may fail while a restarted server is not listening yet;
+	// the waits below retry it, the checks between them may not.
+	versions := func() (map[string]string, error) {
 		nodes, err := getNodes(t, kc)
-		require.NoError(t, err)
+		if err != nil {
+			return nil, err
+		}
 		out := map[string]string{}
 		for name, n := range nodes {
 			out[name] = n.Status.NodeInfo.KubeletVersion
 		}
-		return out
+		return out, nil
 	}
-	assert.Equal(t, map[string]string{"srv1": k3sOld, "wrk1": k3sOld}, versions())
+	mustVersions := func() map[string]string {
+		v, err := versions()
+		require.NoError(t, err)
+		return v
+	}
+	assert.Equal(t, map[string]string{"srv1": k3sOld, "wrk1": k3sOld}, mustVersions())
 
 	srv.stop()
 	srv.start(newBin, "server")
 	eventually(t, 60*time.Second, "the server reports the new version", func() error {
-		if v := versions()["srv1"]; v != k3sNew {
-			return fmt.Errorf("srv1 kubeletVersion %s", v)
+		v, err := versions()
+		if err != nil {
+			return err
+		}
+		if v["srv1"] != k3sNew {
+			return fmt.Errorf("srv1 kubeletVersion %s", v["srv1"])
 		}
 		return nil
 	})
-	assert.Equal(t, k3sOld, versions()["wrk1"], "the agent is not upgraded yet")
+	assert.Equal(t, k3sOld, mustVersions()["wrk1"], "the agent is not upgraded yet")
 	agent.stop()
 	agent.start(newBin, "agent")
 	eventually(t, 30*time.Second, "the agent reports the new version", func() error {
-		if v := versions()["wrk1"]; v != k3sNew {
-			return fmt.Errorf("wrk1 kubeletVersion %s", v)
+		v, err := versions()
+		if err != nil {
+			return err
+		}
+		if v["wrk1"] != k3sNew {
+			return fmt.Errorf("wrk1 kubeletVersion %s", v["wrk1"])
 		}
 		return nil
 	})
