@@ -47,8 +47,10 @@ type ClusterSpec struct {
 // ClusterConfig is what every host of the cluster shares.
 type ClusterConfig struct {
 	// Loadbalancer is the address clients and joining nodes use to reach the
-	// API: a VIP, a DNS name or one controller's address.
+	// API: a VIP, a DNS name or one controller's address (default: vip.address).
 	Loadbalancer string `json:"loadbalancer"`
+	// VIP is a floating API address cargoship brings up on the controllers.
+	VIP *VIP `json:"vip,omitempty"`
 	// Registries become the engine's registries.yaml (mirrors and auth).
 	Registries []Registry `json:"registries,omitempty"`
 	// Profiles are named bundles of engine and kubelet settings a host opts

@@ -186,6 +186,8 @@ type DistroConfig struct {
 	// the leader with the engine's kubectl (phase 21).
 	Manifests   []File      `json:"manifests,omitempty"`
 	ImageConfig ImageConfig `json:"imageConfig,omitempty"`
+	// KubeVIP names the kube-vip image for clusters whose VIP provider is kube-vip.
+	KubeVIP *DistroKubeVIP `json:"kubeVip,omitempty"`
 }
 
 // EngineConfig is the engine's own configuration.
