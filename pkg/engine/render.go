@@ -244,9 +244,14 @@ func checkInput(in RenderInput, e Engine) (node, error) {
 }
 
 // tlsSANs is every name the API server certificate must carry: the load
-// balancer and every controller's address and hostname, plus extra.
+// balancer, the VIP, and every controller's address and hostname, plus
+// extra. The VIP is named even when the load balancer is a DNS name that
+// resolves to it: a client dialling the bare address must verify too.
 func tlsSANs(c *v1alpha1.Cluster, extra []string) []string {
 	sans := append([]string{c.Spec.Config.Loadbalancer}, extra...)
+	if vip := c.Spec.Config.VIP; vip != nil {
+		sans = append(sans, vip.IP())
+	}
 	for _, h := range c.Spec.Hosts {
 		if h.IsController() {
 			sans = append(sans, h.PrivateAddress, h.Hostname)

@@ -362,3 +362,45 @@ func TestDiscoveredNodeNameIsInTheCertificate(t *testing.T) {
 	assert.Contains(t, cfg["tls-san"], "c2.example.internal")
 	assert.Equal(t, "c2.example.internal", cfg["node-name"])
 }
+
+// kubeadmDocs decodes the kubeadm config file a render wrote, by kind.
+func kubeadmDocs(t *testing.T, r Rendered) map[string]map[string]any {
+	t.Helper()
+	f, ok := r.File(kubeadmConfig)
+	require.True(t, ok, "no kubeadm config rendered")
+	out := map[string]map[string]any{}
+	for _, part := range strings.Split(string(f.Content), "\n---\n") {
+		var doc map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(part), &doc))
+		out[doc["kind"].(string)] = doc
+	}
+	return out
+}
+
+func TestVIPIsInEveryControllersCertificate(t *testing.T) {
+	for _, e := range v1alpha1.Engines {
+		t.Run(e, func(t *testing.T) {
+			f := loadFixture(t, e, "cluster-ha.yaml")
+			// A DNS name in front: the VIP is named anyway, without its prefix.
+			f.cluster.Spec.Config.Loadbalancer = "api.example.com"
+			f.cluster.Spec.Config.VIP = &v1alpha1.VIP{Address: "10.0.0.5/24"}
+			var sans any
+			if e == v1alpha1.EngineUpstream {
+				r, err := f.engine.Render(f.input(t, "c1", "c1", false))
+				require.NoError(t, err)
+				api := kubeadmDocs(t, r)["ClusterConfiguration"]["apiServer"].(map[string]any)
+				sans = api["certSANs"]
+			} else {
+				for _, host := range []string{"c1", "c2"} {
+					_, cfg := renderConfig(t, f, f.input(t, host, "c1", false))
+					assert.Contains(t, cfg["tls-san"], "10.0.0.5", host)
+					sans = cfg["tls-san"]
+				}
+			}
+			for _, want := range []string{"10.0.0.5", "api.example.com", "10.0.0.11", "10.0.0.12", "10.0.0.13"} {
+				assert.Contains(t, sans, want)
+			}
+			assert.NotContains(t, sans, "10.0.0.5/24")
+		})
+	}
+}
