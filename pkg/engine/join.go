@@ -8,14 +8,14 @@ import (
 )
 
 // JoinAddress is the address nodes join the cluster through: the load
-// balancer, except while a cold HA bootstrap brings the first controller
+// balancer (or the VIP, when no load balancer is named), except while a cold HA bootstrap brings the first controller
 // up. A VIP announced from inside the cluster (kube-vip) does not answer
 // until the cluster exists, so until then everyone joins through the
 // founder's private address (docs/reference/behaviour.md, "Joining through
 // the founder, then the load balancer"). A cluster without a load balancer
 // always joins through the founder.
 func JoinAddress(c *v1alpha1.Cluster, founder *v1alpha1.Host, vipReachable bool) string {
-	if lb := c.Spec.Config.Loadbalancer; lb != "" && vipReachable {
+	if lb := c.Spec.Config.APIAddress(); lb != "" && vipReachable {
 		return lb
 	}
 	return founder.PrivateAddress

@@ -330,6 +330,14 @@ func TestJoinAddress(t *testing.T) {
 	assert.Equal(t, "10.0.0.11", JoinAddress(c, founder, false), "cold bootstrap: the VIP is not up yet")
 	c.Spec.Config.Loadbalancer = ""
 	assert.Equal(t, "10.0.0.11", JoinAddress(c, founder, true))
+	c.Spec.Config.VIP = &v1alpha1.VIP{Address: "10.0.0.5/24"}
+	assert.Equal(t, "10.0.0.5", JoinAddress(c, founder, true), "no load balancer: the VIP")
+	assert.Equal(t, "10.0.0.11", JoinAddress(c, founder, false))
+	up, _ := For(v1alpha1.EngineUpstream)
+	assert.Equal(t, "10.0.0.5", up.(FixedEndpoint).ControlPlaneEndpoint(c, founder))
+	c.Spec.Config.Loadbalancer = "api.example.com"
+	assert.Equal(t, "api.example.com", JoinAddress(c, founder, true), "a named load balancer wins")
+	assert.Equal(t, "api.example.com", up.(FixedEndpoint).ControlPlaneEndpoint(c, founder))
 
 	assert.Equal(t, "https://10.0.0.1:9345", ServerURL("10.0.0.1", 9345))
 	assert.Equal(t, "https://[fd00::1]:6443", ServerURL("fd00::1", 6443))

@@ -306,12 +306,13 @@ type FixedEndpoint interface {
 	ControlPlaneEndpoint(c *v1alpha1.Cluster, founder *v1alpha1.Host) string
 }
 
-// ControlPlaneEndpoint implements FixedEndpoint: the load balancer, else
-// the founder's private address. kubeadm init writes every kubeconfig
+// ControlPlaneEndpoint implements FixedEndpoint: the load balancer (or
+// the VIP, when no load balancer is named), else the founder's private
+// address. kubeadm init writes every kubeconfig
 // against it, and joining nodes' TLS bootstrap reads the cluster-info
 // kubeconfig whose server it is (docs/reference/engines.md 8).
 func (u *upstream) ControlPlaneEndpoint(c *v1alpha1.Cluster, founder *v1alpha1.Host) string {
-	if lb := c.Spec.Config.Loadbalancer; lb != "" {
+	if lb := c.Spec.Config.APIAddress(); lb != "" {
 		return lb
 	}
 	return founder.PrivateAddress
