@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	"github.com/colonel-byte/cargoship/pkg/shell"
+	"github.com/colonel-byte/cargoship/pkg/vip"
 )
 
 // ConfigDir is cargoship's own directory on a host.
@@ -42,6 +44,12 @@ func (s *Fleet) UninstallFor(h *Host, placed []string) Uninstall {
 		Links:   rm.Links,
 	}
 	paths := append(append(append([]string{}, rm.Files...), rm.Dirs...), ConfigDir, StateDir)
+	if v := s.keepalivedVIP(); v != nil && h.IsController() {
+		// keepalived is cargoship's, configured by it: a controller that
+		// leaves must not keep announcing the cluster's address.
+		u.Units = append(u.Units, vip.Service)
+		paths = append(paths, vip.ConfigPath, vip.CheckScriptPath)
+	}
 	for _, p := range append(rm.Files, placed...) {
 		paths = append(paths, p, StagedPath(p), p+host.PartSuffix)
 	}
@@ -242,4 +250,15 @@ func (s *Fleet) PlacedTargets(h *Host) []string {
 		}
 	}
 	return out
+}
+
+// keepalivedVIP is the cluster's VIP when keepalived announces it.
+func (s *Fleet) keepalivedVIP() *v1alpha1.VIP {
+	if s.Cluster == nil {
+		return nil
+	}
+	if v := s.Cluster.Spec.Config.VIP; v != nil && v.ProviderName() == v1alpha1.VIPKeepalived {
+		return v
+	}
+	return nil
 }

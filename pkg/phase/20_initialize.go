@@ -75,6 +75,12 @@ func (p *Initialize) checkEndpoint(ctx context.Context, founder *node.Host) erro
 			return nil
 		}
 	}
+	if v := s.Cluster.Spec.Config.VIP; v != nil && strings.EqualFold(ep, v.IP()) {
+		// cargoship brings this address up itself, on the founder, as soon
+		// as its API server answers (docs/ha.md): it cannot answer before.
+		s.Logger().Info("the control-plane endpoint is the cluster's VIP: it comes up with the founder's API server", "vip", ep, "provider", v.ProviderName())
+		return nil
+	}
 	err := s.Live(ctx, founder, ep, s.Engine.APIPort())
 	if err == nil {
 		return nil

@@ -85,7 +85,9 @@ func (*UploadFiles) Class() Class     { return Stage }
 func (*UploadRoute) Class() Class     { return Stage }
 func (*ImportImages) Class() Class    { return Engine }
 func (*ConfigureEngine) Class() Class { return Stage }
+func (*ConfigureVIP) Class() Class    { return Engine }
 func (*Initialize) Class() Class      { return Engine }
+func (*WaitVIP) Class() Class         { return Engine }
 func (*ApplyManifests) Class() Class  { return Engine }
 func (*Upgrade) Class() Class         { return Engine }
 func (*InstallStaged) Class() Class   { return Engine }

@@ -134,19 +134,24 @@ func stageLayout(t testing.TB, dir, distro, bin string) []layoutFile {
 }
 
 // buildDeb makes a real Debian package with dpkg-deb holding the layout's
-// agent files, so a worker's APT route installs the engine with apt.
-func buildDeb(t testing.TB, dir, distro, debVersion string, layout []layoutFile) string {
+// agent files, so a worker's APT route installs the engine with apt; with
+// server, the server's files instead, for controllers on the APT route.
+func buildDeb(t testing.TB, dir, distro, debVersion string, layout []layoutFile, server bool) string {
 	t.Helper()
-	root := filepath.Join(dir, "debroot")
+	role, skip := "agent", testengine.RoleServer
+	if server {
+		role, skip = "server", testengine.RoleAgent
+	}
+	root := filepath.Join(dir, "debroot-"+role)
 	if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	control := "Package: cargoship-e2e-agent\nVersion: " + debVersion + "\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a " + distro + " agent for cargoship's e2e suite\n"
+	control := "Package: cargoship-e2e-" + role + "\nVersion: " + debVersion + "\nArchitecture: amd64\nMaintainer: cargoship <e2e@cargoship.invalid>\nDescription: test double of a " + distro + " " + role + " for cargoship's e2e suite\n"
 	if err := os.WriteFile(filepath.Join(root, "DEBIAN/control"), []byte(control), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range layout {
-		if f.Role == testengine.RoleServer {
+		if f.Role == skip {
 			continue
 		}
 		body, err := os.ReadFile(filepath.Join(dir, f.local))
@@ -161,7 +166,7 @@ func buildDeb(t testing.TB, dir, distro, debVersion string, layout []layoutFile)
 			t.Fatal(err)
 		}
 	}
-	out := filepath.Join(dir, "cargoship-e2e-agent_"+debVersion+"_amd64.deb")
+	out := filepath.Join(dir, "cargoship-e2e-"+role+"_"+debVersion+"_amd64.deb")
 	// SOURCE_DATE_EPOCH dates the ar members and clamps every tar entry's
 	// mtime, so the .deb of two runs is the same bytes.
 	cmd := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "--build", root, out)
@@ -193,6 +198,25 @@ func BuildTestPackage(t testing.TB, version, builtVersion string, extra ...Packa
 // file. extra are more common files, after the suite's own.
 func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, extra ...PackageFile) *TestPackage {
 	t.Helper()
+	return BuildDistroPackageWith(t, d, version, builtVersion, PackageOptions{Extra: extra})
+}
+
+// PackageOptions are what a suite adds to the test package.
+type PackageOptions struct {
+	// Extra are more common files, after the suite's own.
+	Extra []PackageFile
+	// ControllerDebs are .deb files (local paths) the package carries for
+	// controllers on the APT route, e.g. keepalived and what it needs.
+	ControllerDebs []string
+	// Distro is YAML appended under the definition's spec.config, indented
+	// by four spaces (vip settings, say).
+	Config string
+}
+
+// BuildDistroPackageWith is BuildDistroPackage with more in the package.
+func BuildDistroPackageWith(t testing.TB, d Distro, version, builtVersion string, o PackageOptions) *TestPackage {
+	t.Helper()
+	extra := o.Extra
 	dir := t.TempDir()
 	for _, d := range []string{"bin", "layout", "files"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
@@ -215,16 +239,25 @@ func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, ex
 	// 1.35.3-k3s1 and 1.35.3-rke2r1 as Debian versions are 1.35.3-1: a
 	// Debian revision starts with a digit.
 	kube, rel, _ := strings.Cut(version, "-")
-	deb := buildDeb(t, dir, d.Name, kube+"-"+strings.TrimPrefix(strings.TrimPrefix(rel, d.Name), "r"), layout)
+	debVersion := kube + "-" + strings.TrimPrefix(strings.TrimPrefix(rel, d.Name), "r")
+	deb := buildDeb(t, dir, d.Name, debVersion, layout, false)
 	transport, stop, err := serveTestImage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
 	var osFiles strings.Builder
+	// Controllers take the APT route too when the package carries .debs
+	// for them: a host takes one route (docs/apply.md, Install routes), so
+	// their engine comes as a .deb beside keepalived's.
+	controllersAPT := len(o.ControllerDebs) > 0
+	if controllersAPT {
+		server := buildDeb(t, dir, d.Name, debVersion, layout, true)
+		o.ControllerDebs = append([]string{server}, o.ControllerDebs...)
+	}
 	for _, f := range layout {
-		if f.Role == testengine.RoleAgent {
-			continue // workers get these from the .deb
+		if f.Role == testengine.RoleAgent || controllersAPT {
+			continue // workers (and APT controllers) get these from a .deb
 		}
 		fmt.Fprintf(&osFiles, "        - source: %s\n          target: %s\n          perm: \"%04o\"\n", f.local, f.Target, f.Mode)
 		if f.Mode&0o111 != 0 {
@@ -238,6 +271,23 @@ func BuildDistroPackage(t testing.TB, d Distro, version, builtVersion string, ex
 	// Relative to the definition, as every source is: an absolute path
 	// would put this run's temporary directory in the manifest.
 	fmt.Fprintf(&osFiles, "        - source: %s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: worker\n            os: debian\n", filepath.Base(deb), filepath.Base(deb))
+	for _, src := range o.ControllerDebs {
+		// A Debian epoch's colon comes down from the archive as %3a; the
+		// file name means nothing to dpkg, so keep it plain.
+		name := filepath.Base(src)
+		if _, after, ok := strings.Cut(name, "%3a"); ok {
+			before, _, _ := strings.Cut(name, "_")
+			name = before + "_" + after
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "files", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&osFiles, "        - source: files/%s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: controller\n            os: debian\n", name, name)
+	}
 	def := fmt.Sprintf(`kind: ZarfDistro
 metadata:
   name: e2e
@@ -264,7 +314,7 @@ spec:
       compression: zstd
       images:
         - %[3]s
-`, version, osFiles.String(), ImageRef, files.String(), d.Name)
+%[6]s`, version, osFiles.String(), ImageRef, files.String(), d.Name, o.Config)
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
