@@ -156,9 +156,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 					"%s joins through the founder during a cold bootstrap, on the engine's own join port", name)
 			})
 		}},
+		// This walk's inventory has no VIP; TestVIPFailoverWithKeepalived
+		// walks one.
+		{"Test_19a_ConfigureVIP", "Configure the VIP", nil},
 		{"Test_20_InitializeControllers", "Initialize Controller", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Controllers, true)
 		}},
+		{"Test_20a_WaitVIP", "Wait for the VIP", nil},
 		{"Test_21_ApplyManifests", "Apply manifests", nil},
 		{"Test_22_InitializeWorkers", "Initialize Worker", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Hosts, false)

@@ -23,7 +23,7 @@ const (
 
 // enginePhases are the phases from the founder's start to the workers'
 // join, in which the mid-engine-start kill may land.
-var enginePhases = []string{startPhase, "Apply manifests", "Initialize Worker"}
+var enginePhases = []string{startPhase, "Wait for the VIP", "Apply manifests", "Initialize Worker"}
 
 // Throughput to a throttled host: slow enough to catch the blob half-way,
 // fast enough not to hold the run up.
