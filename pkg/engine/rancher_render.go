@@ -112,7 +112,7 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 			return Rendered{}, fmt.Errorf("%s: %w", host, err)
 		}
 		files = append(files, apiFiles...)
-		charts, err := chartConfigs(p.ManifestsDir, in.Distro.Spec.Config.Engine.Manifest)
+		charts, err := chartConfigs(p.ManifestsDir, in.Distro.Spec.Config.Engine.Manifest, chartTemplateData(in.Cluster, r.APIPort()))
 		if err != nil {
 			return Rendered{}, fmt.Errorf("%s: %w", host, err)
 		}
