@@ -48,9 +48,11 @@ type ClusterSpec struct {
 type ClusterConfig struct {
 	// Loadbalancer is the address clients and joining nodes use to reach the
 	// API: a VIP, a DNS name or one controller's address (default: vip.address).
-	Loadbalancer string `json:"loadbalancer"`
+	Loadbalancer string `json:"loadbalancer,omitempty"`
 	// VIP is a floating API address cargoship brings up on the controllers.
 	VIP *VIP `json:"vip,omitempty"`
+	// ExternalDatastore says the controllers keep their state outside embedded etcd on purpose (datastore-endpoint, disable-etcd, kubeadm's external etcd).
+	ExternalDatastore bool `json:"externalDatastore,omitempty"`
 	// Registries become the engine's registries.yaml (mirrors and auth).
 	Registries []Registry `json:"registries,omitempty"`
 	// Profiles are named bundles of engine and kubelet settings a host opts

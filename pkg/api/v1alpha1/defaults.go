@@ -11,6 +11,10 @@ func (c *Cluster) SetDefaults() {
 	if c.APIVersion == "" {
 		c.APIVersion = GroupVersion
 	}
+	// Everything that reads the API address reads loadbalancer.
+	if cfg := &c.Spec.Config; cfg.Loadbalancer == "" && cfg.VIP != nil {
+		cfg.Loadbalancer = cfg.VIP.IP()
+	}
 	for i := range c.Spec.Hosts {
 		h := &c.Spec.Hosts[i]
 		for s := h.SSH; s != nil; s = s.Bastion {

@@ -20,15 +20,19 @@ func validateCluster(d *document, c *Cluster) {
 	} else if !namePattern.MatchString(c.Metadata.Name) {
 		d.errorf("metadata.name", "%q must be lower-case letters, digits and hyphens", c.Metadata.Name)
 	}
-	validateClusterConfig(d, &c.Spec.Config)
+	validateClusterConfig(d, &c.Spec.Config, c.Spec.Hosts)
 	validateHosts(d, c)
 }
 
-func validateClusterConfig(d *document, cfg *ClusterConfig) {
-	if cfg.Loadbalancer == "" {
-		d.errorf("spec.config.loadbalancer", "is required: the address nodes join through and clients reach the API at (a VIP, a DNS name or a controller's address)")
-	} else if !isHost(cfg.Loadbalancer) {
+func validateClusterConfig(d *document, cfg *ClusterConfig, hosts []Host) {
+	switch {
+	case cfg.Loadbalancer == "" && cfg.VIP == nil:
+		d.errorf("spec.config.loadbalancer", "is required unless spec.config.vip is set: the address nodes join through and clients reach the API at (a VIP, a DNS name or a controller's address)")
+	case cfg.Loadbalancer != "" && !isHost(cfg.Loadbalancer):
 		d.errorf("spec.config.loadbalancer", "%q is neither an IP address nor a DNS name", cfg.Loadbalancer)
+	}
+	if cfg.VIP != nil {
+		validateVIP(d, cfg.VIP, hosts)
 	}
 	seenReg := map[string]int{}
 	for i, r := range cfg.Registries {

@@ -185,6 +185,19 @@ func validateDistroConfig(d *document, ds *Distro) {
 		}
 		seen[ref.Name()] = i
 	}
+	if kv := cfg.KubeVIP; kv != nil {
+		switch ref, err := name.ParseReference(kv.Image); {
+		case kv.Image == "":
+			d.errorf("spec.config.kubeVip.image", "is required: the kube-vip image clusters with a kube-vip VIP run")
+		case err != nil:
+			d.errorf("spec.config.kubeVip.image", "%q is not an image reference: %v", kv.Image, err)
+		default:
+			if _, listed := seen[ref.Name()]; !listed {
+				// Hosts are air-gapped: only what the package carries runs.
+				d.errorf("spec.config.kubeVip.image", "%q is not among spec.config.imageConfig.images, so the package would not carry it", kv.Image)
+			}
+		}
+	}
 }
 
 // validateEngineConfig checks the engine's own configuration for the
