@@ -27,6 +27,10 @@ func (s *Server) resource(w http.ResponseWriter, r *http.Request, id identity, g
 		writeError(w, err)
 		return
 	}
+	if err := validateOptions(rq, q); err != nil {
+		writeError(w, err)
+		return
+	}
 	key := store.Key{Resource: rq.res.name, Namespace: rq.namespace, Name: rq.name}
 	dryRun := q.Get("dryRun") == "All"
 	if rq.verb == "get" || rq.verb == "list" {
@@ -157,6 +161,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, id identity, rq 
 		return
 	}
 	obj["apiVersion"], obj["kind"] = rq.res.apiVersion(), rq.res.kind
+	kube.Set(obj, "metadata.name", name)
+	if !rq.res.namespaced {
+		kube.Delete(obj, "metadata.namespace")
+	} else if _, ok := s.Store.Get(store.Key{Resource: "namespaces", Name: rq.namespace}); !ok {
+		// NamespaceLifecycle admission: nothing is created in a
+		// namespace that does not exist.
+		writeError(w, kube.NotFound("namespaces", rq.namespace))
+		return
+	}
+	if rq.res.generation {
+		kube.Set(obj, "metadata.generation", float64(1))
+	} else {
+		kube.Delete(obj, "metadata.generation")
+	}
 	normalize(rq.res.name, obj)
 	key := store.Key{Resource: rq.res.name, Namespace: rq.namespace, Name: name}
 	if dryRun {
@@ -164,7 +182,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, id identity, rq 
 			writeError(w, kube.AlreadyExists(rq.res.name, name))
 			return
 		}
-		kube.Set(obj, "metadata.name", name)
 		writeJSON(w, http.StatusCreated, obj)
 		return
 	}
@@ -187,7 +204,7 @@ func (s *Server) modify(w http.ResponseWriter, r *http.Request, rq request, key 
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	change := func(cur kube.Object) (kube.Object, error) {
-		next, err := applyChange(r.Method, ct, body, cur)
+		next, err := applyChange(rq.res, r.Method, ct, body, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -212,6 +229,9 @@ func (s *Server) modify(w http.ResponseWriter, r *http.Request, rq request, key 
 				delete(next, "status")
 			}
 		}
+		if rq.res.generation {
+			bumpGeneration(cur, next)
+		}
 		normalize(rq.res.name, next)
 		return next, nil
 	}
@@ -233,14 +253,37 @@ func (s *Server) modify(w http.ResponseWriter, r *http.Request, rq request, key 
 	s.respondObject(w, r, rq, http.StatusOK, out)
 }
 
+// bumpGeneration keeps next's metadata.generation the server's: the
+// current one, plus one when anything but metadata and status changed.
+func bumpGeneration(cur, next kube.Object) {
+	gen, _ := kube.Get(cur, "metadata.generation").(float64)
+	strip := func(o kube.Object) kube.Object {
+		c := kube.DeepCopy(o)
+		delete(c, "metadata")
+		delete(c, "status")
+		return c
+	}
+	if !kube.Equal(strip(cur), strip(next)) {
+		gen++
+	}
+	kube.Set(next, "metadata.generation", gen)
+}
+
 // applyChange makes the new object from a PUT body or a patch.
-func applyChange(method, contentType string, body []byte, cur kube.Object) (kube.Object, error) {
+func applyChange(res resource, method, contentType string, body []byte, cur kube.Object) (kube.Object, error) {
 	if method == http.MethodPut {
 		var obj kube.Object
 		if err := json.Unmarshal(body, &obj); err != nil {
 			return nil, kube.BadRequest(err.Error())
 		}
 		return obj, nil
+	}
+	accepted := false
+	for _, t := range res.patchTypes() {
+		accepted = accepted || t == contentType
+	}
+	if !accepted {
+		return nil, kube.UnsupportedMediaType(res.patchTypes())
 	}
 	switch contentType {
 	case "application/merge-patch+json", "application/strategic-merge-patch+json":
@@ -251,7 +294,11 @@ func applyChange(method, contentType string, body []byte, cur kube.Object) (kube
 		if contentType == "application/merge-patch+json" {
 			return kube.MergePatch(cur, patch), nil
 		}
-		return kube.StrategicMergePatch(cur, patch), nil
+		out, err := kube.StrategicMergePatch(res.schema(), cur, patch)
+		if err != nil {
+			return nil, kube.Invalid(err.Error())
+		}
+		return out, nil
 	case "application/json-patch+json":
 		var ops []kube.JSONPatchOp
 		if err := json.Unmarshal(body, &ops); err != nil {
@@ -263,7 +310,7 @@ func applyChange(method, contentType string, body []byte, cur kube.Object) (kube
 		}
 		return out, nil
 	}
-	return nil, kube.UnsupportedMediaType(contentType)
+	return nil, kube.UnsupportedMediaType(res.patchTypes())
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, rq request, key store.Key, dryRun bool) {
@@ -327,9 +374,15 @@ func (s *Server) evict(w http.ResponseWriter, r *http.Request, key store.Key, dr
 }
 
 // normalize keeps derived fields right, as the node lifecycle controller
-// does: a cordoned node carries the unschedulable NoSchedule taint.
+// does: a cordoned node carries the unschedulable NoSchedule taint; and
+// fills what the apiserver fills in a namespace.
 func normalize(resource string, obj kube.Object) {
-	if resource != "nodes" {
+	switch resource {
+	case "namespaces":
+		normalizeNamespace(obj)
+		return
+	case "nodes":
+	default:
 		return
 	}
 	unschedulable, _ := kube.Get(obj, "spec.unschedulable").(bool)
@@ -356,5 +409,23 @@ func normalize(resource string, obj kube.Object) {
 	}
 	if !unschedulable {
 		kube.Delete(obj, "spec.unschedulable")
+	}
+}
+
+// normalizeNamespace is the namespace strategy: the
+// kubernetes.io/metadata.name label always names it, spec.finalizers
+// defaults to kubernetes, a new namespace is Active.
+func normalizeNamespace(obj kube.Object) {
+	labels, _ := kube.Get(obj, "metadata.labels").(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+	}
+	labels["kubernetes.io/metadata.name"] = kube.Str(obj, "metadata.name")
+	kube.Set(obj, "metadata.labels", labels)
+	if kube.Get(obj, "spec.finalizers") == nil {
+		kube.Set(obj, "spec.finalizers", []any{"kubernetes"})
+	}
+	if kube.Str(obj, "status.phase") == "" {
+		kube.Set(obj, "status.phase", "Active")
 	}
 }

@@ -3,6 +3,8 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
@@ -114,4 +116,34 @@ func authorize(id identity, rq request, watch bool) error {
 	}
 	return kube.Forbidden(fmt.Sprintf("%s %q is forbidden: User %q cannot %s resource %q in API group %q %s",
 		rq.res.name, rq.name, id.user, v, res, rq.res.group, scope))
+}
+
+// fieldValidations are the fieldValidation values the apiserver takes
+// ("" is Warn for a client that sends none).
+var fieldValidations = []string{"", "Ignore", "Strict", "Warn"}
+
+// validateOptions checks a write's query options as the apiserver's
+// CreateOptions, UpdateOptions and PatchOptions validation does. The
+// engine has no schemas, so it cannot report unknown fields whatever the
+// directive (docs/test-engine.md).
+func validateOptions(rq request, q url.Values) error {
+	kind := map[string]string{"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions"}[rq.verb]
+	if kind == "" || rq.sub == "eviction" {
+		return nil
+	}
+	var errs []string
+	if fm := q.Get("fieldManager"); len(fm) > 128 {
+		errs = append(errs, "fieldManager: Too long: may not be more than 128 bytes")
+	}
+	if fv := q.Get("fieldValidation"); !slices.Contains(fieldValidations, fv) {
+		errs = append(errs, fmt.Sprintf("fieldValidation: Unsupported value: %q: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"", fv))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	msg := errs[0]
+	if len(errs) > 1 {
+		msg = "[" + strings.Join(errs, ", ") + "]"
+	}
+	return kube.Invalid(fmt.Sprintf("%s.meta.k8s.io \"\" is invalid: %s", kind, msg))
 }

@@ -1,8 +1,11 @@
 package apiserver
 
-// resource is one API resource the engine serves.
+import "github.com/colonel-byte/cargoship/test/engine/internal/kube"
+
+// resource is one API resource the engine serves. Every group is served
+// at v1.
 type resource struct {
-	name       string // plural, also the store's resource name
+	name       string // plural, also the store's resource name (unique across groups)
 	singular   string
 	kind       string
 	group      string // "" for core
@@ -10,27 +13,56 @@ type resource struct {
 	shortNames []string
 	// subresources answered under <name>/<sub>.
 	subresources []string
+	// custom marks a CustomResourceDefinition's resource (the k3s CRDs):
+	// it takes no strategic merge patch, as no custom resource does.
+	custom bool
+	// generation: metadata.generation counts changes to everything but
+	// metadata and status, as the resource's registry strategy does.
+	generation bool
 }
 
 var allVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 
 // resources are what docs/reference/engines.md 9 says kubectl needs (nodes,
-// pods and their eviction, daemonsets for drain) plus the objects those refer
-// to.
+// pods and their eviction, daemonsets for drain), the objects those refer
+// to, and the kinds a CNI manifest and kube-vip's manifests hold, which
+// cargoship applies with kubectl apply or drops in server/manifests
+// (docs/test-engine.md).
 var resources = []resource{
 	{name: "namespaces", singular: "namespace", kind: "Namespace", shortNames: []string{"ns"}},
 	{name: "nodes", singular: "node", kind: "Node", shortNames: []string{"no"}, subresources: []string{"status"}},
 	{name: "pods", singular: "pod", kind: "Pod", namespaced: true, shortNames: []string{"po"}, subresources: []string{"status", "eviction"}},
 	{name: "secrets", singular: "secret", kind: "Secret", namespaced: true},
+	{name: "configmaps", singular: "configmap", kind: "ConfigMap", namespaced: true, shortNames: []string{"cm"}},
+	{name: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: []string{"sa"}},
+	{name: "services", singular: "service", kind: "Service", namespaced: true, shortNames: []string{"svc"}, subresources: []string{"status"}},
 	{name: "events", singular: "event", kind: "Event", namespaced: true, shortNames: []string{"ev"}},
-	{name: "daemonsets", singular: "daemonset", kind: "DaemonSet", group: "apps", namespaced: true, shortNames: []string{"ds"}},
-	{name: "replicasets", singular: "replicaset", kind: "ReplicaSet", group: "apps", namespaced: true, shortNames: []string{"rs"}},
-	{name: "deployments", singular: "deployment", kind: "Deployment", group: "apps", namespaced: true, shortNames: []string{"deploy"}},
-	{name: "poddisruptionbudgets", singular: "poddisruptionbudget", kind: "PodDisruptionBudget", group: "policy", namespaced: true, shortNames: []string{"pdb"}},
+	{name: "daemonsets", singular: "daemonset", kind: "DaemonSet", group: "apps", namespaced: true, shortNames: []string{"ds"}, subresources: []string{"status"}, generation: true},
+	{name: "replicasets", singular: "replicaset", kind: "ReplicaSet", group: "apps", namespaced: true, shortNames: []string{"rs"}, subresources: []string{"status"}, generation: true},
+	{name: "deployments", singular: "deployment", kind: "Deployment", group: "apps", namespaced: true, shortNames: []string{"deploy"}, subresources: []string{"status"}, generation: true},
+	{name: "poddisruptionbudgets", singular: "poddisruptionbudget", kind: "PodDisruptionBudget", group: "policy", namespaced: true, shortNames: []string{"pdb"}, subresources: []string{"status"}, generation: true},
+	{name: "clusterroles", singular: "clusterrole", kind: "ClusterRole", group: "rbac.authorization.k8s.io"},
+	{name: "clusterrolebindings", singular: "clusterrolebinding", kind: "ClusterRoleBinding", group: "rbac.authorization.k8s.io"},
+	{name: "roles", singular: "role", kind: "Role", group: "rbac.authorization.k8s.io", namespaced: true},
+	{name: "rolebindings", singular: "rolebinding", kind: "RoleBinding", group: "rbac.authorization.k8s.io", namespaced: true},
+	{name: "leases", singular: "lease", kind: "Lease", group: "coordination.k8s.io", namespaced: true},
+	{name: "helmcharts", singular: "helmchart", kind: "HelmChart", group: "helm.cattle.io", namespaced: true, subresources: []string{"status"}, custom: true, generation: true},
+	{name: "helmchartconfigs", singular: "helmchartconfig", kind: "HelmChartConfig", group: "helm.cattle.io", namespaced: true, custom: true, generation: true},
 }
 
-// groupVersions are the API groups served, each at v1.
-var groupVersions = []string{"apps", "policy"}
+// groupVersions are the API groups served, each at v1, in the order of
+// the table (core first, as /apis lists it without it).
+var groupVersions = func() []string {
+	var out []string
+	seen := map[string]bool{"": true}
+	for _, r := range resources {
+		if !seen[r.group] {
+			seen[r.group] = true
+			out = append(out, r.group)
+		}
+	}
+	return out
+}()
 
 func findResource(group, name string) (resource, bool) {
 	for _, r := range resources {
@@ -46,6 +78,25 @@ func (r resource) apiVersion() string {
 		return "v1"
 	}
 	return r.group + "/v1"
+}
+
+// schema is the kind's strategic-merge metadata; nil for a custom
+// resource.
+func (r resource) schema() *kube.Field {
+	if r.custom {
+		return nil
+	}
+	return kube.Schema(r.group, r.kind)
+}
+
+// patchTypes are the patch content types the resource takes: a custom
+// resource takes no strategic merge patch. Server-side apply
+// (application/apply-patch+yaml) is not modelled.
+func (r resource) patchTypes() []string {
+	if r.custom {
+		return []string{"application/json-patch+json", "application/merge-patch+json"}
+	}
+	return []string{"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"}
 }
 
 func (r resource) hasSub(sub string) bool {

@@ -29,8 +29,9 @@ func TestStrategicMergePatch(t *testing.T) {
 	n := obj(t, `{"spec":{"unschedulable":true},"status":{"conditions":[
 		{"type":"Ready","status":"True","lastTransitionTime":"t0"},
 		{"type":"DiskPressure","status":"False"}]}}`)
-	got := StrategicMergePatch(n, obj(t, `{"spec":{"unschedulable":null},"status":{"$setElementOrder/conditions":[{"type":"Ready"}],
+	got, err := StrategicMergePatch(Schema("", "Node"), n, obj(t, `{"spec":{"unschedulable":null},"status":{"$setElementOrder/conditions":[{"type":"Ready"}],
 		"conditions":[{"type":"Ready","status":"Unknown"},{"type":"PIDPressure","status":"False"},{"type":"DiskPressure","$patch":"delete"}]}}`))
+	require.NoError(t, err)
 	assert.Nil(t, Get(got, "spec.unschedulable"))
 	conds := Get(got, "status.conditions").([]any)
 	require.Len(t, conds, 2)

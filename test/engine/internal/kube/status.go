@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Status is meta/v1 Status, the body of every API error.
@@ -75,9 +76,10 @@ func MethodNotAllowed() *Error {
 	return newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource", nil)
 }
 
-// UnsupportedMediaType is a 415.
-func UnsupportedMediaType(ct string) *Error {
-	return newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got %q", ct), nil)
+// UnsupportedMediaType is the 415 for a patch of a content type the
+// resource does not take.
+func UnsupportedMediaType(accepted []string) *Error {
+	return newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "), nil)
 }
 
 // Unavailable is a 503, what the apiserver answers while its datastore
