@@ -8,8 +8,10 @@ package apiserver
 
 import (
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
@@ -71,9 +73,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/version":
 		s.version(w)
-	case r.URL.Path == "/healthz" || r.URL.Path == "/livez" || r.URL.Path == "/readyz":
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = w.Write([]byte("ok"))
+	case len(parts) <= 2 && (parts[0] == "healthz" || parts[0] == "livez" || parts[0] == "readyz"):
+		health(w, r, parts)
+	case r.URL.Path == "/openapi/v3" || strings.HasPrefix(r.URL.Path, "/openapi/v3/"):
+		s.openAPI(w, r)
 	case len(parts) == 1 && parts[0] == "api":
 		writeJSON(w, http.StatusOK, apiVersions(s.Address))
 	case len(parts) == 1 && parts[0] == "apis":
@@ -114,4 +117,38 @@ func (s *Server) version(w http.ResponseWriter) {
 		"gitTreeState": "clean", "buildDate": "", "goVersion": runtime.Version(),
 		"compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
 	})
+}
+
+// healthChecks are the checks /healthz, /livez and /readyz report, each
+// named as the apiserver names it; the engine's always pass while it
+// serves (it has no etcd quorum to lose).
+var healthChecks = map[string][]string{
+	"healthz": {"ping", "log", "etcd"},
+	"livez":   {"ping", "log", "etcd"},
+	"readyz":  {"ping", "log", "etcd", "etcd-readiness"},
+}
+
+// health answers a health endpoint as the apiserver does: "ok", or with
+// ?verbose each check and "<endpoint> check passed"; /<endpoint>/<check>
+// is one check. It is reached only authenticated: k3s and rke2 run the
+// apiserver with anonymous-auth=false, so an anonymous client gets the
+// 401 every path gives it (docs/test-engine.md).
+func health(w http.ResponseWriter, r *http.Request, parts []string) {
+	checks := healthChecks[parts[0]]
+	if len(parts) == 2 && !slices.Contains(checks, parts[1]) {
+		writeError(w, kube.NotFound("", r.URL.Path))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if _, verbose := r.URL.Query()["verbose"]; !verbose || len(parts) == 2 {
+		_, _ = w.Write([]byte("ok"))
+		return
+	}
+	var b strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&b, "[+]%s ok\n", c)
+	}
+	fmt.Fprintf(&b, "%s check passed\n", parts[0])
+	_, _ = w.Write([]byte(b.String()))
 }
