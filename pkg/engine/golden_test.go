@@ -169,6 +169,18 @@ plugins:
           - kube-system
 `)
 		}},
+	// kube-vip holds the VIP: its DaemonSet (k3s, rke2) or static pod
+	// (kubeadm, the founder's reading super-admin.conf) on controllers, a
+	// chart that names the VIP.
+	{name: "kube-vip-founder", cluster: "cluster-ha.yaml", host: "c1", leader: "c1",
+		prepare: func(t *testing.T, f fixture, in *RenderInput) {
+			withKubeVIP(t, f)
+			if f.engine.Name() == v1alpha1.EngineUpstream {
+				in.CertificateKey = testCertificateKey
+			}
+		}},
+	{name: "kube-vip-join-controller", cluster: "cluster-ha.yaml", host: "c2", leader: "c1", vipUp: false,
+		prepare: func(t *testing.T, f fixture, in *RenderInput) { withKubeVIP(t, f) }},
 	{name: "charts", cluster: "cluster-ha.yaml", host: "c2", leader: "c1", vipUp: true,
 		skip: v1alpha1.EngineUpstream,
 		prepare: func(t *testing.T, f fixture, in *RenderInput) {
@@ -184,6 +196,24 @@ traefik:
   enabled: true
 `)
 		}},
+}
+
+// withKubeVIP gives the fixture's cluster a kube-vip VIP on the address its
+// load balancer names, on the interface every controller shares, and for
+// k3s and rke2 a Cilium value naming it.
+func withKubeVIP(t *testing.T, f fixture) {
+	t.Helper()
+	f.cluster.Spec.Config.VIP = &v1alpha1.VIP{Address: "10.0.0.10/24"}
+	for i := range f.cluster.Spec.Hosts {
+		f.cluster.Spec.Hosts[i].PrivateInterface = "eth1"
+	}
+	if f.engine.Name() != v1alpha1.EngineUpstream {
+		f.distro.Spec.Config.Engine.Manifest = mustYAML(t, `
+rke2-cilium: |-
+  k8sServiceHost: "{{ .VIP }}"
+  k8sServicePort: "{{ .APIPort }}"
+`)
+	}
 }
 
 // TestRenderGolden renders every case for every engine and compares all

@@ -10,7 +10,8 @@ import (
 // Render implements Engine for k3s and rke2 (docs/apply.md, phase 19): the
 // config file, the token files, registries.yaml, the kubelet
 // configuration, and on controllers the audit policy, the admission
-// configuration and the chart values.
+// configuration, the chart values and kube-vip's manifest when it holds
+// the VIP.
 func (r *rancher) Render(in RenderInput) (Rendered, error) {
 	n, err := checkInput(in, r)
 	if err != nil {
@@ -117,6 +118,19 @@ func (r *rancher) Render(in RenderInput) (Rendered, error) {
 			return Rendered{}, fmt.Errorf("%s: %w", host, err)
 		}
 		files = append(files, charts...)
+		vip, err := kubeVIPFor(in.Cluster, in.Distro)
+		if err != nil {
+			return Rendered{}, fmt.Errorf("%s: %w", host, err)
+		}
+		if vip != nil {
+			// Every controller writes the same file: the engine applies
+			// whichever it reads, and they never disagree.
+			f, err := kubeVIPDaemonSet(p.ManifestsDir, vip)
+			if err != nil {
+				return Rendered{}, err
+			}
+			files = append(files, f)
+		}
 	}
 
 	b, err := marshalYAML(cfg)

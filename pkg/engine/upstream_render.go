@@ -18,7 +18,8 @@ const kubeadmAPI = "kubeadm.k8s.io/v1beta4"
 // founder's InitConfiguration and ClusterConfiguration, everyone else's
 // JoinConfiguration), the profile's kubelet settings as a kubeadm patch,
 // containerd's config and registry hosts, and on controllers the API
-// server's audit policy and admission configuration.
+// server's audit policy and admission configuration, and kube-vip's static
+// pod when it holds the VIP.
 func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	n, err := checkInput(in, u)
 	if err != nil {
@@ -68,6 +69,20 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	nodeReg, err := nodeRegistration(cfg, in.Host, n)
 	if err != nil {
 		return fail(err)
+	}
+	if n.controller {
+		// Before kubeadm starts: the founder's VIP is its
+		// controlPlaneEndpoint, which init waits on.
+		vip, ok, err := kubeVIPStaticPodFor(in, n, version, false)
+		if err != nil {
+			return fail(err)
+		}
+		if ok {
+			files = append(files, vip)
+			if !n.founder {
+				skipPreflight(nodeReg, kubeadmPreflightManifests)
+			}
+		}
 	}
 	var docs []map[string]any
 	var start []string
