@@ -44,4 +44,12 @@
 //     with "---".
 //   - Services are started with --no-block: their units have no start
 //     timeout, so a node that cannot join would hang a waiting start.
+//   - A kube-vip VIP is an engine file on controllers, written before the
+//     engine starts: a DaemonSet in the k3s/rke2 manifests directory, the
+//     same on every controller, or a kubeadm static pod, the founder's
+//     reading super-admin.conf until init is done (kubevip.go,
+//     docs/reference/kube-vip.md). The VIP is in every tls-san/certSANs.
+//   - Chart values are text/templates over .VIP, .APIAddress and
+//     .APIPort: a package is built for many clusters, and a CNI without
+//     kube-proxy must be told the API's address.
 package engine
