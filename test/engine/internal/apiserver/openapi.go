@@ -98,7 +98,7 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	if rest != "" {
 		doc, ok := openAPIDoc(groupOfOpenAPIPath(rest), s.Version)
 		if !ok {
-			writeError(w, kube.NotFound("", r.URL.Path))
+			writeError(w, kube.NoSuchPath())
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -30,7 +30,7 @@ func parseRequest(method, group string, p []string) (request, error) {
 	}
 	res, ok := findResource(group, p[0])
 	if !ok {
-		return rq, kube.NotFound("", p[0])
+		return rq, kube.NoSuchPath()
 	}
 	rq.res = res
 	if len(p) > 1 {
@@ -114,8 +114,17 @@ func authorize(id identity, rq request, watch bool) error {
 	if rq.sub != "" {
 		res += "/" + rq.sub
 	}
-	return kube.Forbidden(fmt.Sprintf("%s %q is forbidden: User %q cannot %s resource %q in API group %q %s",
-		rq.res.name, rq.name, id.user, v, res, rq.res.group, scope))
+	// The RBAC authorizer's message, behind the qualified resource and
+	// the name when there is one.
+	what := rq.res.name
+	if rq.res.group != "" {
+		what += "." + rq.res.group
+	}
+	if rq.name != "" {
+		what += fmt.Sprintf(" %q", rq.name)
+	}
+	return kube.Forbidden(fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s",
+		what, id.user, v, res, rq.res.group, scope))
 }
 
 // fieldValidations are the fieldValidation values the apiserver takes

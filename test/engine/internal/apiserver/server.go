@@ -27,6 +27,11 @@ type Server struct {
 	Version, Commit string
 	// Address is this apiserver's host:port, for /api.
 	Address string
+	// Anonymous is kube-apiserver's anonymous-auth, which k3s and rke2
+	// turn off: a request with no credentials is then system:anonymous
+	// instead of a 401, and may read only what RBAC's
+	// system:public-info-viewer allows.
+	Anonymous bool
 }
 
 // identity is who sent a request: the certificate's CN and O.
@@ -65,11 +70,22 @@ func (s *Server) authenticate(r *http.Request) (identity, bool) {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, ok := s.authenticate(r)
-	if !ok {
-		writeError(w, kube.Unauthorized())
-		return
-	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if !ok {
+		// Credentials that fail are a 401 even with anonymous auth on.
+		credentials := r.TLS != nil && len(r.TLS.PeerCertificates) > 0 || r.Header.Get("Authorization") != ""
+		if !s.Anonymous || credentials {
+			writeError(w, kube.Unauthorized())
+			return
+		}
+		id = identity{user: "system:anonymous", groups: []string{"system:unauthenticated"}}
+		// Resource requests get authorize's RBAC message below.
+		resourceRequest := len(parts) > 2 && (parts[0] == "api" || parts[0] == "apis")
+		if !publicInfo(parts) && !resourceRequest {
+			writeError(w, kube.Forbidden(fmt.Sprintf("forbidden: User %q cannot %s path %q", id.user, strings.ToLower(r.Method), r.URL.Path)))
+			return
+		}
+	}
 	switch {
 	case r.URL.Path == "/version":
 		s.version(w)
@@ -90,7 +106,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(parts) > 3 && parts[0] == "apis" && parts[2] == "v1" && knownGroup(parts[1]):
 		s.resource(w, r, id, parts[1], parts[3:])
 	default:
-		writeError(w, kube.NotFound("", r.URL.Path))
+		writeError(w, kube.NoSuchPath())
 	}
 }
 
@@ -119,6 +135,18 @@ func (s *Server) version(w http.ResponseWriter) {
 	})
 }
 
+// publicInfo reports whether a path is what RBAC's
+// system:public-info-viewer role lets everyone read, anonymous included.
+func publicInfo(parts []string) bool {
+	switch parts[0] {
+	case "version":
+		return len(parts) == 1
+	case "healthz", "livez", "readyz":
+		return len(parts) <= 2
+	}
+	return false
+}
+
 // healthChecks are the checks /healthz, /livez and /readyz report, each
 // named as the apiserver names it; the engine's always pass while it
 // serves (it has no etcd quorum to lose).
@@ -130,13 +158,14 @@ var healthChecks = map[string][]string{
 
 // health answers a health endpoint as the apiserver does: "ok", or with
 // ?verbose each check and "<endpoint> check passed"; /<endpoint>/<check>
-// is one check. It is reached only authenticated: k3s and rke2 run the
-// apiserver with anonymous-auth=false, so an anonymous client gets the
-// 401 every path gives it (docs/test-engine.md).
+// is one check. k3s and rke2 run the apiserver with anonymous-auth=false,
+// so an anonymous client gets the 401 every path gives it; with
+// kube-apiserver-arg anonymous-auth=true it gets the answer
+// (docs/test-engine.md).
 func health(w http.ResponseWriter, r *http.Request, parts []string) {
 	checks := healthChecks[parts[0]]
 	if len(parts) == 2 && !slices.Contains(checks, parts[1]) {
-		writeError(w, kube.NotFound("", r.URL.Path))
+		writeError(w, kube.NoSuchPath())
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

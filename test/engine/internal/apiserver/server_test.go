@@ -23,10 +23,14 @@ import (
 type testAPI struct {
 	url         string
 	admin, anon *http.Client
+	foreign     *http.Client // a certificate another cluster's CA signed
 	store       *store.Store
 }
 
-func newTestAPI(t *testing.T) *testAPI {
+func newTestAPI(t *testing.T) *testAPI { return newTestAPIWith(t, false) }
+
+// newTestAPIWith is newTestAPI with anonymous-auth set to anonymous.
+func newTestAPIWith(t *testing.T, anonymous bool) *testAPI {
 	t.Helper()
 	ca, err := pki.NewCA("k3s-client-ca")
 	require.NoError(t, err)
@@ -36,7 +40,7 @@ func newTestAPI(t *testing.T) *testAPI {
 		_, err := st.Create(store.Key{Resource: "namespaces", Name: ns}, kube.Object{"metadata": map[string]any{"name": ns}})
 		require.NoError(t, err)
 	}
-	srv := httptest.NewUnstartedServer(&Server{Store: st, ClientCA: ca.Pool(), Version: "v1.35.3+k3s1"})
+	srv := httptest.NewUnstartedServer(&Server{Store: st, ClientCA: ca.Pool(), Version: "v1.35.3+k3s1", Anonymous: anonymous})
 	srv.TLS = &tls.Config{ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
@@ -51,7 +55,13 @@ func newTestAPI(t *testing.T) *testAPI {
 		t.Cleanup(tr.CloseIdleConnections)
 		return &http.Client{Transport: tr}
 	}
-	return &testAPI{url: srv.URL, admin: client(cert), anon: client(), store: st}
+	other, err := pki.NewCA("another-cluster")
+	require.NoError(t, err)
+	foreignPEM, foreignKey, err := other.Issue(pki.Leaf{CommonName: "system:admin", Organization: []string{"system:masters"}})
+	require.NoError(t, err)
+	foreign, err := tls.X509KeyPair(foreignPEM, foreignKey)
+	require.NoError(t, err)
+	return &testAPI{url: srv.URL, admin: client(cert), anon: client(), foreign: client(foreign), store: st}
 }
 
 // do sends body (a JSON string) and returns the status and the raw answer.
@@ -96,6 +106,36 @@ func TestHealthEndpoints(t *testing.T) {
 	assert.Equal(t, "ok", body)
 	code, _ = a.do(t, a.admin, http.MethodGet, "/readyz/no-such-check", "", "")
 	assert.Equal(t, http.StatusNotFound, code)
+}
+
+// With kube-apiserver-arg anonymous-auth=true a client without
+// credentials is system:anonymous: it may read the health endpoints and
+// /version (system:public-info-viewer) and nothing else; a certificate
+// the client CA did not sign is still a 401.
+func TestAnonymousAuthOn(t *testing.T) {
+	a := newTestAPIWith(t, true)
+	for _, p := range []string{"/readyz", "/livez", "/healthz"} {
+		code, body := a.do(t, a.anon, http.MethodGet, p, "", "")
+		assert.Equal(t, http.StatusOK, code, p)
+		assert.Equal(t, "ok", body, p)
+	}
+	code, _ := a.do(t, a.anon, http.MethodGet, "/version", "", "")
+	assert.Equal(t, http.StatusOK, code)
+	code, body := a.do(t, a.anon, http.MethodGet, "/api", "", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.Equal(t, `forbidden: User "system:anonymous" cannot get path "/api"`, decode(t, body)["message"])
+	code, body = a.do(t, a.anon, http.MethodGet, "/api/v1/nodes", "", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.Equal(t, `nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope`, decode(t, body)["message"])
+	code, body = a.do(t, a.anon, http.MethodGet, "/apis/apps/v1/namespaces/kube-system/daemonsets/x", "", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.Equal(t, `daemonsets.apps "x" is forbidden: User "system:anonymous" cannot get resource "daemonsets" in API group "apps" in the namespace "kube-system"`, decode(t, body)["message"])
+	code, _ = a.do(t, a.foreign, http.MethodGet, "/readyz", "", "")
+	assert.Equal(t, http.StatusUnauthorized, code)
+
+	off := newTestAPI(t)
+	code, _ = off.do(t, off.foreign, http.MethodGet, "/readyz", "", "")
+	assert.Equal(t, http.StatusUnauthorized, code)
 }
 
 // The OpenAPI v3 documents say each kind's PATCH takes fieldValidation,

@@ -42,6 +42,12 @@ func NotFound(resource, name string) *Error {
 		fmt.Sprintf("%s %q not found", resource, name), &StatusDetails{Name: name, Kind: resource})
 }
 
+// NoSuchPath is the apiserver's 404 for a path it does not serve (no such
+// group, version or resource); kubectl prints its message.
+func NoSuchPath() *Error {
+	return newError(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+}
+
 // AlreadyExists is the apiserver's 409 for a create of an existing name.
 func AlreadyExists(resource, name string) *Error {
 	return newError(http.StatusConflict, "AlreadyExists",
