@@ -14,4 +14,5 @@ func (d dataDir) nodeToken() string        { return d.join("server", "node-token
 func (d dataDir) agentToken() string       { return d.join("server", "agent-token") }
 func (d dataDir) passwd() string           { return d.join("server", "cred", "passwd") }
 func (d dataDir) state() string            { return d.join("server", "db", "state.json") }
+func (d dataDir) manifests() string        { return d.join("server", "manifests") }
 func (d dataDir) agent(name string) string { return d.join("agent", name) }

@@ -2,9 +2,12 @@ package daemon
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/colonel-byte/cargoship/test/engine/internal/apiserver"
 	"github.com/colonel-byte/cargoship/test/engine/internal/buildinfo"
 	"github.com/colonel-byte/cargoship/test/engine/internal/controllers"
+	"github.com/colonel-byte/cargoship/test/engine/internal/deploy"
 	"github.com/colonel-byte/cargoship/test/engine/internal/hostfs"
 	"github.com/colonel-byte/cargoship/test/engine/internal/kube"
 	"github.com/colonel-byte/cargoship/test/engine/internal/logx"
@@ -94,7 +98,11 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 	st.Leader = repl
 
 	myAPI := net.JoinHostPort(id.ips[0], strconv.Itoa(port))
-	api := &apiserver.Server{Store: st, ClientCA: cas.client.Pool(), Version: buildinfo.Version, Commit: buildinfo.GitCommit, Address: myAPI}
+	// k3s and rke2 pass the apiserver anonymous-auth=false;
+	// kube-apiserver-arg comes after it and wins.
+	anonymous, _ := componentArg(c.KubeAPIServerArgs, "anonymous-auth")
+	api := &apiserver.Server{Store: st, ClientCA: cas.client.Pool(), Version: buildinfo.Version, Commit: buildinfo.GitCommit, Address: myAPI,
+		Anonymous: anonymous == "true"}
 	sup := &supervisor.Server{Flavor: c.Flavor, Store: st, Datastore: repl, ServerCA: cas.server, ClientCA: cas.client,
 		ServerPassword: pw.server, AgentPassword: pw.agent, APIServers: func() []string { return apiServers(st, myAPI, port) }}
 
@@ -115,6 +123,11 @@ func RunServer(ctx context.Context, c Config, ready func()) error {
 	if err := ensureNamespaces(st); err != nil {
 		return err
 	}
+	deployer, err := newDeployer(d, apiURL, cas.server.CertPEM, adminCrt, adminKey)
+	if err != nil {
+		return err
+	}
+	go deployer.Run(ctx)
 	grace := durationArg(c.KubeControllerManagerArgs, "node-monitor-grace-period", controllers.DefaultGrace)
 	go (&controllers.Manager{Store: st, Self: id.name, Grace: grace, Synced: repl.Synced}).Run(ctx)
 
@@ -303,4 +316,22 @@ func ensureNamespaces(st *store.Store) error {
 func isAlreadyExists(err error) bool {
 	var e *kube.Error
 	return errors.As(err, &e) && e.Status.Reason == "AlreadyExists"
+}
+
+// newDeployer is the deploy controller of this server's manifests
+// directory, a client of its own API as the admin, as k3s's deploy
+// controller is of its local apiserver. Every server runs one on its own
+// directory, as every k3s and rke2 server does; k3s makes the directory.
+func newDeployer(d dataDir, apiURL string, caPEM, certPEM, keyPEM []byte) (*deploy.Watcher, error) {
+	if err := hostfs.MkdirAll(d.manifests(), 0o700); err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}}
+	return &deploy.Watcher{Dir: d.manifests(), Client: &deploy.Client{Base: apiURL, HTTP: hc}}, nil
 }
