@@ -172,6 +172,9 @@ type RenderInput struct {
 	// RegistryPasswords are the passwords of cluster registries whose auth
 	// names a passEnv, resolved by the caller, by registry name.
 	RegistryPasswords map[string]string
+	// ClusterExists says a controller already runs the engine: this render
+	// is not the founding one (kubeadm's kube-vip static pod differs).
+	ClusterExists bool
 }
 
 // For returns the engine for a distro spec.type.

@@ -295,9 +295,12 @@ const kubeadmPreflightManifests = "DirAvailable--etc-kubernetes-manifests"
 // kubeVIPStaticPodFor is a kubeadm controller's kube-vip static pod, or
 // ok false when kube-vip does not hold the VIP. Each controller's own
 // privateInterface carries the VIP unless vip.interface names one: a
-// static pod speaks for its node alone. afterInit renders the founder's
-// pod as it stays once kubeadm init is done (KubeVIPAfterInit).
-func kubeVIPStaticPodFor(in RenderInput, n node, v Version, afterInit bool) (File, bool, error) {
+// static pod speaks for its node alone. Once the cluster exists
+// (in.ClusterExists) the founder's pod reads admin.conf too, a credential
+// RBAC can take away, as kube-vip's documentation says to switch after
+// init (docs/reference/kube-vip.md): every render after the founding one
+// gives that file, so a converged cluster's renders agree.
+func kubeVIPStaticPodFor(in RenderInput, n node, v Version) (File, bool, error) {
 	k, err := kubeVIPFor(in.Cluster, in.Distro)
 	if err != nil || k == nil {
 		return File{}, false, err
@@ -310,35 +313,11 @@ func kubeVIPStaticPodFor(in RenderInput, n node, v Version, afterInit bool) (Fil
 	// which is this VIP: until then only super-admin.conf can take the
 	// lease. Only the founder has one.
 	kubeconfig := adminConf
-	if n.founder && !afterInit && Compare(v, Version{Major: 1, Minor: 29}) >= 0 {
+	if n.founder && !in.ClusterExists && Compare(v, Version{Major: 1, Minor: 29}) >= 0 {
 		kubeconfig = superAdminConf
 	}
 	f, err := kubeVIPStaticPod(k, kubeconfig)
 	return f, err == nil, err
-}
-
-// KubeVIPAfterInit is the founder's kube-vip static pod for once kubeadm
-// init has finished: reading admin.conf instead of super-admin.conf, a
-// credential no RBAC binding can take away, as kube-vip's documentation
-// says to switch (docs/reference/kube-vip.md). Write it to
-// KubeVIPStaticPodPath on the founder after init; the kubelet restarts the
-// pod and the lease moves or stays. ok is false when in.Host runs no
-// kube-vip static pod (another engine, a worker, no kube-vip VIP) or
-// Render's pod already reads admin.conf (before 1.29).
-func KubeVIPAfterInit(in RenderInput) (File, bool, error) {
-	u := newUpstream()
-	n, err := checkInput(in, u)
-	if err != nil || !n.controller {
-		return File{}, false, err
-	}
-	v, err := ParseVersion(in.Distro.Spec.Version)
-	if err != nil {
-		return File{}, false, fmt.Errorf("spec.version: %w", err)
-	}
-	if !n.founder || Compare(v, Version{Major: 1, Minor: 29}) < 0 {
-		return File{}, false, nil
-	}
-	return kubeVIPStaticPodFor(in, n, v, true)
 }
 
 // skipPreflight adds a kubeadm preflight check to ignore to a

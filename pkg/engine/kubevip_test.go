@@ -276,8 +276,10 @@ func TestKubeadmKubeVIPKubeconfigAndPreflight(t *testing.T) {
 	assert.NotContains(t, kubeadmDocs(t, r)["InitConfiguration"]["nodeRegistration"], "ignorePreflightErrors",
 		"kubeadm init checks only its own manifests")
 
-	after, ok, err := KubeVIPAfterInit(founder)
-	require.NoError(t, err)
+	founded := founder
+	founded.ClusterExists = true
+	ra, _ := renderKubeVIP(t, f, founded)
+	after, ok := ra.File(KubeVIPStaticPodPath)
 	require.True(t, ok)
 	assert.Equal(t, KubeVIPStaticPodPath, after.Path)
 	assert.Contains(t, string(after.Content), "path: /etc/kubernetes/admin.conf")
@@ -292,9 +294,6 @@ func TestKubeadmKubeVIPKubeconfigAndPreflight(t *testing.T) {
 	reg := kubeadmDocs(t, r)["JoinConfiguration"]["nodeRegistration"].(map[string]any)
 	assert.Equal(t, []any{kubeadmPreflightManifests}, reg["ignorePreflightErrors"],
 		"kube-vip's static pod is in the manifests directory kubeadm join wants empty")
-	_, ok, err = KubeVIPAfterInit(joiner)
-	require.NoError(t, err)
-	assert.False(t, ok, "only the founder switches")
 
 	// The config's own list is kept, and the check not named twice.
 	f.distro.Spec.Config.Engine.Config["joinConfiguration"] = mustYAML(t, `
@@ -307,22 +306,9 @@ nodeRegistration:
 	reg = kubeadmDocs(t, r)["JoinConfiguration"]["nodeRegistration"].(map[string]any)
 	assert.Equal(t, []any{"Swap", "dirAvailable--etc-kubernetes-manifests"}, reg["ignorePreflightErrors"])
 
-	_, ok, err = KubeVIPAfterInit(f.input(t, "w1", "c1", true))
-	require.NoError(t, err)
-	assert.False(t, ok, "a worker runs no kube-vip")
 
 	// Before 1.29 admin.conf works during init too.
 	f.distro.Spec.Version = "1.28.9"
 	_, pod = renderKubeVIP(t, f, founder)
 	assert.Equal(t, "/etc/kubernetes/admin.conf", kubeconfigOf(t, pod))
-	_, ok, err = KubeVIPAfterInit(founder)
-	require.NoError(t, err)
-	assert.False(t, ok)
-}
-
-func TestKubeVIPAfterInitIsKubeadmsOnly(t *testing.T) {
-	f := kubeVIPFixture(t, v1alpha1.EngineK3s, v1alpha1.VIP{Address: "10.0.0.10"})
-	_, ok, err := KubeVIPAfterInit(f.input(t, "c1", "c1", false))
-	require.Error(t, err, "a k3s distro given to the kubeadm engine")
-	assert.False(t, ok)
 }

@@ -73,7 +73,7 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	if n.controller {
 		// Before kubeadm starts: the founder's VIP is its
 		// controlPlaneEndpoint, which init waits on.
-		vip, ok, err := kubeVIPStaticPodFor(in, n, version, false)
+		vip, ok, err := kubeVIPStaticPodFor(in, n, version)
 		if err != nil {
 			return fail(err)
 		}

@@ -53,7 +53,7 @@ func (s *Fleet) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 		in := engine.RenderInput{
 			Cluster: cluster, Distro: s.Distro, Host: &cluster.Spec.Hosts[h.Index], NodeName: h.NodeName(),
 			Leader: leaderSpec, JoinAddress: hostJoin, Token: token, RegistryPasswords: passwords,
-			CACertHash: sec.caHash, CertificateKey: sec.certKey,
+			CACertHash: sec.caHash, CertificateKey: sec.certKey, ClusterExists: !s.ColdBootstrap(),
 		}
 		r, err := s.Engine.Render(in)
 		if err != nil {

@@ -148,13 +148,35 @@ func (p *Initialize) start(ctx context.Context, h *node.Host) error {
 			return fmt.Errorf("starting %s: %w", s.Engine.Name(), err)
 		}
 	}
+	founding := s.ColdBootstrap() && h == s.Leader()
 	s.MarkStarted(h, "")
 	if err := s.WaitReady(ctx, h, ""); err != nil {
 		return err
 	}
+	if founding {
+		if err := p.afterFounding(ctx, h); err != nil {
+			return err
+		}
+	}
 	s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: what})
 	s.Logger().Info("node ready", "host", h.String(), "node", h.NodeName())
 	return nil
+}
+
+// afterFounding writes what changes once the cluster exists: kubeadm's
+// kube-vip static pod on the founder moves from super-admin.conf to
+// admin.conf (docs/reference/kube-vip.md), as every later render has it.
+func (p *Initialize) afterFounding(ctx context.Context, h *node.Host) error {
+	s := p.state
+	r, err := s.RenderedFor(ctx, h)
+	if err != nil {
+		return err
+	}
+	f, ok := r.File(engine.KubeVIPStaticPodPath)
+	if !ok || s.Engine.Name() != v1alpha1.EngineUpstream {
+		return nil
+	}
+	return s.WriteRendered(ctx, h, p.Title(), engine.Rendered{Files: []engine.File{f}})
 }
 
 // byProfile groups workers by profile, plain workers first, so hosts with

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/retry"
 	"github.com/colonel-byte/cargoship/pkg/shell"
@@ -95,16 +96,16 @@ func (p *WaitVIP) timeoutError(ctx context.Context, from *node.Host, timeout tim
 		log := tail(ctx, holder, shell.Join("journalctl", "--no-pager", "-n", "30", "-u", vip.Service))
 		return fmt.Errorf("%s; %s should hold it (the first controller in keepalived's priority order whose API server runs); keepalived there logged:\n%s", head, holder, log)
 	default:
-		lease, _ := s.Kubectl(ctx, "-n", kubeVIPNamespace, "get", "lease", kubeVIPLease, "-o", "jsonpath={.spec.holderIdentity}")
+		lease, _ := s.Kubectl(ctx, "-n", engine.KubeVIPNamespace, "get", "lease", engine.KubeVIPLease, "-o", "jsonpath={.spec.holderIdentity}")
 		holder := strings.TrimSpace(lease)
 		if holder == "" {
-			holder = "no controller (nobody holds the lease " + kubeVIPNamespace + "/" + kubeVIPLease + ")"
+			holder = "no controller (nobody holds the lease " + engine.KubeVIPNamespace + "/" + engine.KubeVIPLease + ")"
 		}
-		pods, err := s.Kubectl(ctx, "-n", kubeVIPNamespace, "get", "pods", "-l", kubeVIPSelector, "-o", "wide")
+		pods, err := s.Kubectl(ctx, "-n", engine.KubeVIPNamespace, "get", "pods", "-l", engine.KubeVIPSelector, "-o", "wide")
 		if err != nil {
 			pods = err.Error()
 		}
-		logs, err := s.Kubectl(ctx, "-n", kubeVIPNamespace, "logs", "-l", kubeVIPSelector, "--tail=20", "--prefix")
+		logs, err := s.Kubectl(ctx, "-n", engine.KubeVIPNamespace, "logs", "-l", engine.KubeVIPSelector, "--tail=20", "--prefix")
 		if err != nil {
 			logs = err.Error()
 		}
@@ -137,10 +138,3 @@ func tail(ctx context.Context, h *node.Host, cmd string) string {
 	return out
 }
 
-// Where kube-vip keeps its leader election and how its pods are labelled,
-// for the timeout message.
-const (
-	kubeVIPNamespace = "kube-system"
-	kubeVIPLease     = "plndr-cp-lock"
-	kubeVIPSelector  = "app.kubernetes.io/name=kube-vip"
-)
