@@ -306,7 +306,6 @@ nodeRegistration:
 	reg = kubeadmDocs(t, r)["JoinConfiguration"]["nodeRegistration"].(map[string]any)
 	assert.Equal(t, []any{"Swap", "dirAvailable--etc-kubernetes-manifests"}, reg["ignorePreflightErrors"])
 
-
 	// Before 1.29 admin.conf works during init too.
 	f.distro.Spec.Version = "1.28.9"
 	_, pod = renderKubeVIP(t, f, founder)

@@ -137,4 +137,3 @@ func tail(ctx context.Context, h *node.Host, cmd string) string {
 	}
 	return out
 }
-
