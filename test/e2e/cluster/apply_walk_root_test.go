@@ -14,6 +14,7 @@ import (
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
 // walkStep is one phase of the apply walk and what must be true after it.
@@ -163,7 +164,13 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Controllers, true)
 		}},
 		{"Test_20a_WaitVIP", "Wait for the VIP", nil},
-		{"Test_21_ApplyManifests", "Apply manifests", nil},
+		{"Test_21_ApplyManifests", "Apply manifests", func(t *testing.T, s *node.Fleet) {
+			// The package's CNI stand-in, applied with the engine's own
+			// kubectl, read back from the API.
+			args := append([]string{"-n", "kube-system", "get", "-o", "name"}, e2eutil.CNIObjects...)
+			got := strings.Fields(in.root(t, s.KubectlHost().NodeName(), s.Engine.Kubectl(args...)))
+			assert.ElementsMatch(t, e2eutil.CNIObjects, got, "every object of the manifest is in the cluster")
+		}},
 		{"Test_22_InitializeWorkers", "Initialize Worker", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Hosts, false)
 		}},

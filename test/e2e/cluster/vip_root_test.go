@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
@@ -224,4 +225,74 @@ func kubectlNodesOrNil(kubeconfig string) []string {
 		return nil
 	}
 	return strings.Fields(string(out))
+}
+
+// TestKubeVIPIsDeployedAndItsWaitNamed walks a kube-vip VIP on one
+// controller: cargoship writes kube-vip's manifests into the engine's
+// auto-deploy directory before the engine starts, and the engine applies
+// them. The test engine stores them but runs no pods, so no kube-vip
+// announces the address: the wait for the VIP must end at its timeout with
+// the named error (provider, lease, pods), and the manifests (DaemonSet,
+// ServiceAccount, RBAC) are read back from the API as rendered.
+func TestKubeVIPIsDeployedAndItsWaitNamed(t *testing.T) {
+	distro, err := suiteDistro()
+	require.NoError(t, err)
+	if stage, _ := stageOnly(); stage {
+		t.Skipf("%s is set: a VIP needs a running engine", envStageOnly)
+	}
+	if backendName() != backendContainer {
+		t.Skipf("%s=%s: this walk brings up its own container fleet", envBackend, backendName())
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the container fleet needs root: run as root, as CI does")
+	}
+	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
+	require.NoError(t, err)
+	const name = "e2ekvip"
+	require.NoError(t, prov.Down(ctx, name))
+	f, err := prov.Up(ctx, fleet.Spec{Name: name, Control: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if keep, _ := boolEnv(envKeep); !keep {
+			_ = prov.Down(context.Background(), name)
+		}
+	})
+	w.fleet, w.knownHosts = f, f.KnownHostsPath
+	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
+	require.NoError(t, err)
+	vip := spareAddress(t, f)
+	c.Spec.Config.Loadbalancer = ""
+	c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, WaitTimeout: "20s"}
+	w.setViews(t, c, "")
+	in := newInspector(t, w)
+	// The package's one image stands in for kube-vip's: nothing runs it.
+	pkg := e2eutil.BuildDistroPackageWith(t, distro, distro.Version, distro.Built,
+		e2eutil.PackageOptions{Config: "    kubeVip:\n      image: " + e2eutil.ImageRef + "\n"})
+
+	rep, err := e2eutil.Run(t, w.runOptions(pkg.Path, w.applyPath, false), w.phases())
+	require.Error(t, err, "no kube-vip runs, so the VIP never answers")
+	for _, want := range []string{`phase "Wait for the VIP"`, "the VIP " + vip, "provider kube-vip", "after 20s", engine.KubeVIPLease} {
+		assert.Contains(t, err.Error(), want)
+	}
+	var started bool
+	for _, ch := range rep.Ordered() {
+		started = started || strings.HasSuffix(ch.What, "and found the cluster")
+	}
+	assert.True(t, started, "the founder came up before the wait")
+
+	manifest := in.root(t, "kc0", "cat "+engine.KubeVIPManifestPath(in.eng))
+	assert.Contains(t, manifest, "value: "+vip, "the rendered DaemonSet announces the VIP")
+	ds := in.root(t, "kc0", in.eng.Kubectl("-n", engine.KubeVIPNamespace, "get", "daemonset", engine.KubeVIPDaemonSet, "-o", "jsonpath={.spec.template.spec.containers[0].env}"))
+	assert.Contains(t, ds, vip, "the engine applied the DaemonSet from its manifests directory, with the VIP")
+	assert.Contains(t, ds, "127.0.0.1", "kube-vip reaches the API on its own node")
+	for _, obj := range []string{
+		"serviceaccount/" + engine.KubeVIPServiceAccount,
+		"clusterrole.rbac.authorization.k8s.io/system:kube-vip-role",
+		"clusterrolebinding.rbac.authorization.k8s.io/system:kube-vip-binding",
+	} {
+		assert.Equal(t, obj, strings.TrimSpace(in.root(t, "kc0", in.eng.Kubectl("-n", engine.KubeVIPNamespace, "get", obj, "-o", "name"))), "kube-vip's %s is in the cluster", obj)
+	}
 }

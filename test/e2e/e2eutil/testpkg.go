@@ -228,6 +228,9 @@ func BuildDistroPackageWith(t testing.TB, d Distro, version, builtVersion string
 	if err := os.WriteFile(filepath.Join(dir, "files/motd"), []byte("managed by cargoship's e2e suite\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "files/"+CNIManifest), []byte(cniManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var files strings.Builder
 	for i, f := range extra {
 		local := fmt.Sprintf("files/extra-%02d-%s", i, filepath.Base(f.Target))
@@ -310,11 +313,14 @@ spec:
       - source: files/motd
         target: /etc/cargoship-e2e/motd
         perm: "0640"
-%[4]s    imageConfig:
+%[4]s    manifests:
+      - source: files/%[7]s
+        target: /etc/cargoship/manifests/%[7]s
+    imageConfig:
       compression: zstd
       images:
         - %[3]s
-%[6]s`, version, osFiles.String(), ImageRef, files.String(), d.Name, o.Config)
+%[6]s`, version, osFiles.String(), ImageRef, files.String(), d.Name, o.Config, CNIManifest)
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
