@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"os"
+	"path"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 )
 
@@ -165,11 +167,20 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		}},
 		{"Test_20a_WaitVIP", "Wait for the VIP", nil},
 		{"Test_21_ApplyManifests", "Apply manifests", func(t *testing.T, s *node.Fleet) {
-			// The package's CNI stand-in, applied with the engine's own
-			// kubectl, read back from the API.
-			args := append([]string{"-n", "kube-system", "get", "-o", "name"}, e2eutil.CNIObjects...)
-			got := strings.Fields(in.root(t, s.KubectlHost().NodeName(), s.Engine.Kubectl(args...)))
-			assert.ElementsMatch(t, e2eutil.CNIObjects, got, "every object of the manifest is in the cluster")
+			// Every manifest of the package is recorded as applied at its
+			// sha256; the test package's CNI stand-in, applied with the
+			// engine's own kubectl, is read back from the API.
+			ctl := s.KubectlHost().NodeName()
+			for _, e := range s.Package.EntriesOf(pkgfile.KindManifests) {
+				rec := fmt.Sprintf("/var/lib/cargoship/manifests/%02d-%s.applied", e.Index, path.Base(e.Name))
+				assert.Equal(t, e.SHA256, strings.TrimSpace(in.root(t, ctl, "cat "+rec)), "%s applied at its content", e.Name)
+				if path.Base(e.Name) != e2eutil.CNIManifest {
+					continue
+				}
+				args := append([]string{"-n", "kube-system", "get", "-o", "name"}, e2eutil.CNIObjects...)
+				got := strings.Fields(in.root(t, ctl, s.Engine.Kubectl(args...)))
+				assert.ElementsMatch(t, e2eutil.CNIObjects, got, "every object of the manifest is in the cluster")
+			}
 		}},
 		{"Test_22_InitializeWorkers", "Initialize Worker", func(t *testing.T, s *node.Fleet) {
 			assertNodes(t, in, s, countsFor(w.views.Apply).Hosts, false)
