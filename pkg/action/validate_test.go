@@ -51,3 +51,33 @@ func TestCheckWithDistroRefusesWhatValidateRefuses(t *testing.T) {
 		t.Errorf("a valid pair: %v", err)
 	}
 }
+
+// TestCheckWithDistroRunsTheHAChecks: apply's preflight refuses what the
+// static HA check refuses, whichever document the finding is in
+// (docs/validate.md, "HA checks").
+func TestCheckWithDistroRunsTheHAChecks(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct{ cluster, distro, want string }{
+		{"ha/06-cluster-init-on-every-controller.yaml", "ha/06-cluster-init.distro.yaml", "06-cluster-init.distro.yaml:12:23: spec.config.engine.config.cluster-init: with "},
+		{"ha/07-profile-joins-founder-elsewhere.yaml", "ha/good.distro.yaml", "07-profile-joins-founder-elsewhere.yaml:17:19: spec.config.profiles[0].engineConfig.server: with pkg.tar.zst (spec.type k3s): sets server"},
+		{"ha/12-vip-in-service-cidr.yaml", "ha/good.distro.yaml", "spec.config.vip.address: with pkg.tar.zst (spec.type k3s): 10.43.0.100 is inside the Service CIDR"},
+	} {
+		d, _, err := v1alpha1.LoadDistroFile(filepath.Join(apiTestdata, tc.distro))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{ClusterPath: filepath.Join(apiTestdata, tc.cluster), PackagePath: "pkg.tar.zst", Log: log}
+		err = checkWithDistro(o, d)
+		var de *v1alpha1.DocumentError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %s: %v; want a document error naming %q", tc.cluster, tc.distro, err, tc.want)
+		}
+	}
+	d, _, err := v1alpha1.LoadDistroFile(filepath.Join(apiTestdata, "ha/good.distro.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWithDistro(Options{ClusterPath: filepath.Join(apiTestdata, "ha/good-three-controllers.yaml"), PackagePath: "pkg", Log: log}, d); err != nil {
+		t.Errorf("the good HA pair: %v", err)
+	}
+}

@@ -52,6 +52,10 @@ type Distro struct {
 	Build *Build `json:"build,omitempty"`
 	// Spec is the engine, its version and its configuration.
 	Spec DistroSpec `json:"spec"`
+
+	// src is the document the definition was loaded from, so checks
+	// with an inventory can point at its lines; nil when not a file.
+	src *document
 }
 
 // DistroMetadata names the package and what it is built for.

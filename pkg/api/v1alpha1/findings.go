@@ -54,6 +54,20 @@ func (fs Findings) Warnings() Findings { return fs.filter(SeverityWarning) }
 // HasErrors reports whether any finding stops a run.
 func (fs Findings) HasErrors() bool { return len(fs.Errors()) > 0 }
 
+// Strict is fs with every warning made an error: what a strict run
+// (validate or apply refusing on warnings) goes by, so an even number of
+// controllers, say, stops it.
+func (fs Findings) Strict() Findings {
+	out := make(Findings, len(fs))
+	for i, f := range fs {
+		if f.Severity == SeverityWarning {
+			f.Severity = SeverityError
+		}
+		out[i] = f
+	}
+	return out
+}
+
 func (fs Findings) filter(s Severity) Findings {
 	var out Findings
 	for _, f := range fs {

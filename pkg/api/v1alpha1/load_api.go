@@ -19,10 +19,14 @@ func LoadClusterFile(path string) (*Cluster, Findings, error) {
 
 // ParseCluster is LoadClusterFile for bytes already read; file names them.
 func ParseCluster(file string, data []byte) (*Cluster, Findings, error) {
+	return parseCluster(file, data, haRules)
+}
+
+func parseCluster(file string, data []byte, rules []haRule) (*Cluster, Findings, error) {
 	c := &Cluster{}
 	d, ok := decode(file, data, c)
 	if ok {
-		validateCluster(d, c)
+		validateClusterRules(d, c, rules)
 		c.SetDefaults()
 	}
 	return result(c, d)
@@ -44,6 +48,7 @@ func ParseDistro(file string, data []byte) (*Distro, Findings, error) {
 	if ok {
 		validateDistro(d, ds)
 		ds.SetDefaults()
+		ds.src = &document{file: d.file, body: d.body, pos: d.pos}
 	}
 	return result(ds, d)
 }

@@ -8,7 +8,11 @@ import (
 
 // validateCluster checks everything about an inventory that can be known
 // without touching a host, and reports every problem it finds.
-func validateCluster(d *document, c *Cluster) {
+func validateCluster(d *document, c *Cluster) { validateClusterRules(d, c, haRules) }
+
+// validateClusterRules is validateCluster with the HA rules given, so a
+// test can leave one out.
+func validateClusterRules(d *document, c *Cluster, rules []haRule) {
 	if c.Kind != KindCluster && c.Kind != KindLegacyCluster {
 		d.errorf("kind", "is %q; a cluster document has kind %q (or the earlier %q)", c.Kind, KindCluster, KindLegacyCluster)
 	}
@@ -21,7 +25,9 @@ func validateCluster(d *document, c *Cluster) {
 		d.errorf("metadata.name", "%q must be lower-case letters, digits and hyphens", c.Metadata.Name)
 	}
 	validateClusterConfig(d, &c.Spec.Config, c.Spec.Hosts)
-	validateHosts(d, c)
+	if validateHosts(d, c) {
+		runHA(d, c, rules)
+	}
 }
 
 func validateClusterConfig(d *document, cfg *ClusterConfig, hosts []Host) {
@@ -136,10 +142,11 @@ func validateRules(d *document, path string, rules []FirewallRule) {
 	}
 }
 
-func validateHosts(d *document, c *Cluster) {
+// validateHosts reports whether there is a control plane to check further.
+func validateHosts(d *document, c *Cluster) bool {
 	if len(c.Spec.Hosts) == 0 {
 		d.errorf("spec.hosts", "lists no hosts; a cluster needs at least one controller")
-		return
+		return false
 	}
 	hostnames := map[string]int{}
 	privAddrs := map[string]int{}
@@ -182,28 +189,9 @@ func validateHosts(d *document, c *Cluster) {
 	}
 	if controllers == 0 {
 		d.errorf("spec.hosts", "no host has a controller role (%s); there is no control plane to install", quoteList(Roles[:3]))
-		return
+		return false
 	}
-	haWarnings(d, c, controllers)
-}
-
-// haWarnings flags inventories that work but are not the HA they look like
-// (docs/validate.md, What is checked; docs/reference/engines.md 4): etcd
-// quorum and a load balancer that is one node.
-func haWarnings(d *document, c *Cluster, controllers int) {
-	if controllers > 1 && controllers%2 == 0 {
-		d.warnf("spec.hosts", "%d controllers: an even number tolerates no more failures than %d and risks a split vote; use an odd number", controllers, controllers-1)
-	}
-	lb := c.Spec.Config.Loadbalancer
-	if controllers < 2 || lb == "" {
-		return
-	}
-	for i, h := range c.Spec.Hosts {
-		if lb == h.PrivateAddress || lb == h.Address() || lb == h.Hostname {
-			d.warnf("spec.config.loadbalancer", "%s is the address of spec.hosts[%d] (%s): with %d controllers the API still dies with that one node; use a VIP or an external load balancer", lb, i, h.Name(), controllers)
-			return
-		}
-	}
+	return true
 }
 
 func connPath(p string, h *Host) string {
