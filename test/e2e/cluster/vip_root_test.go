@@ -137,6 +137,7 @@ func TestVIPFailoverWithKeepalived(t *testing.T) {
 	// Back on: the engine and keepalived start at boot, and nothing is
 	// left for apply to do.
 	require.NoError(t, power.PowerOn(ctx, name, "kc0"))
+	in = newInspector(t, w) // the old one's session to kc0 died with it
 	require.Eventually(t, func() bool {
 		n, ok := clusterNodes(t, in, "kc1")["kc0"]
 		return ok && n.Ready
