@@ -31,17 +31,16 @@ func cniEndpointKey(path, key string) bool {
 	return key == "k8sServiceHost" || key == "host" && strings.HasSuffix(path, ".kubernetesServiceEndpoint.host")
 }
 
-// chartAPIPort is every engine's API server port, as chart templates name it.
-const chartAPIPort = 6443
-
 // chartTemplateData is what chart values may name, as the renderer fills
-// it in (docs/distro.md, "Chart values templates").
+// it in (docs/distro.md, "Chart values templates"). APIPort, every
+// engine's 6443, is text here: it prints the same, and a template cannot
+// range over it, which nested would loop 6443^n times inside validate.
 func chartTemplateData(c *Cluster) map[string]any {
 	vip := ""
 	if c.Spec.Config.VIP != nil {
 		vip = c.Spec.Config.VIP.IP()
 	}
-	return map[string]any{"VIP": vip, "APIAddress": c.Spec.Config.APIAddress(), "APIPort": chartAPIPort}
+	return map[string]any{"VIP": vip, "APIAddress": c.Spec.Config.APIAddress(), "APIPort": "6443"}
 }
 
 // renderTemplate renders s as the renderer does; a template that fails is
