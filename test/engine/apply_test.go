@@ -256,10 +256,7 @@ func TestAutoDeployManifests(t *testing.T) {
 
 			eventually(t, within, "the file there at start is applied", func() error {
 				out, err := get("configmap", "-n", "kube-system", "early", "-o", "jsonpath={.data.at}")
-				if err != nil || out != "start" {
-					return fmt.Errorf("%v: %s", err, out)
-				}
-				return nil
+				return outputIs(out, err, "start")
 			})
 
 			vip := func(image string) string {
@@ -302,10 +299,7 @@ spec:
 			srv.writeFile(dir+"cargoship-kube-vip.yaml", vip("registry.invalid/kube-vip:v1"), 0o600)
 			eventually(t, within, "a dropped file is applied", func() error {
 				out, err := get("daemonset", "-n", "kube-system", "kube-vip-ds", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
-				if err != nil || out != "registry.invalid/kube-vip:v1" {
-					return fmt.Errorf("%v: %s", err, out)
-				}
-				return nil
+				return outputIs(out, err, "registry.invalid/kube-vip:v1")
 			})
 			t.Logf("applied %s after the file was written", time.Since(dropped).Round(100*time.Millisecond))
 			out, err := get("daemonset", "-n", "kube-system", "kube-vip-ds", "-o", `jsonpath={.metadata.annotations.objectset\.rio\.cattle\.io/owner-name}`)
@@ -318,10 +312,7 @@ spec:
 			srv.writeFile(dir+"cargoship-kube-vip.yaml", vip("registry.invalid/kube-vip:v2"), 0o600)
 			eventually(t, within, "a changed file updates its objects", func() error {
 				out, err := get("daemonset", "-n", "kube-system", "kube-vip-ds", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
-				if err != nil || out != "registry.invalid/kube-vip:v2" {
-					return fmt.Errorf("%v: %s", err, out)
-				}
-				return nil
+				return outputIs(out, err, "registry.invalid/kube-vip:v2")
 			})
 
 			srv.writeFile(dir+"widgets.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: beside-the-widget\n  namespace: kube-system\n", 0o600)
@@ -334,4 +325,15 @@ spec:
 			})
 		})
 	}
+}
+
+// outputIs is nil when kubectl succeeded and printed want.
+func outputIs(out string, err error, want string) error {
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	if out != want {
+		return fmt.Errorf("printed %q, want %q", out, want)
+	}
+	return nil
 }
