@@ -182,19 +182,33 @@ func walkCommands(c *cobra.Command, visit func(*cobra.Command)) {
 
 const applyGuide = "../../docs/apply.md"
 
-// guidePhase is one "### N. Title" section of docs/apply.md.
+// guidePhase is one "### N. Title" section of docs/apply.md. A phase
+// added between two of the earlier tool's numbered phases is "### Na.":
+// the numbers users know from it stay.
 type guidePhase struct {
 	num      int
+	sub      string // "a" in "19a", "" for a numbered phase
 	title    string
 	dryRun   string // the "Dry run: **...**" label
 	notBuilt bool   // the section says "**Not built yet.**"
 }
 
 var (
-	guideHeading = regexp.MustCompile(`^### (\d+)\. (.+)$`)
+	guideHeading = regexp.MustCompile(`^### (\d+)([a-z]?)\. (.+)$`)
 	guideDryRun  = regexp.MustCompile(`^Dry run: \*\*(.+?)\*\*`)
 	guidePrepare = regexp.MustCompile(`^- Phase (\d+): (.+)$`)
 )
+
+func (g guidePhase) label() string { return strconv.Itoa(g.num) + g.sub }
+
+// order sorts "19" before "19a" before "20".
+func (g guidePhase) order() int {
+	o := g.num * 100
+	if g.sub != "" {
+		o += int(g.sub[0]-'a') + 1
+	}
+	return o
+}
 
 // readApplyGuide parses the phase sections and the prepare list.
 func readApplyGuide(t *testing.T, text string) (phases []guidePhase, prepare []string) {
@@ -207,7 +221,7 @@ func readApplyGuide(t *testing.T, text string) (phases []guidePhase, prepare []s
 		if m := guideHeading.FindStringSubmatch(line); m != nil {
 			n, err := strconv.Atoi(m[1])
 			require.NoError(t, err)
-			phases = append(phases, guidePhase{num: n, title: m[2]})
+			phases = append(phases, guidePhase{num: n, sub: m[2], title: m[3]})
 			cur = &phases[len(phases)-1]
 			continue
 		}
@@ -233,20 +247,27 @@ func readApplyGuide(t *testing.T, text string) (phases []guidePhase, prepare []s
 func guideProblems(guide []guidePhase, prepareList []string, apply, prepare []phase.Phase) []string {
 	var out []string
 	byTitle := map[string]guidePhase{}
-	for i, g := range guide {
-		if g.num != i+1 {
-			out = append(out, "section "+strconv.Quote(g.title)+" is numbered "+strconv.Itoa(g.num)+", want "+strconv.Itoa(i+1))
+	main := 0
+	for _, g := range guide {
+		switch {
+		case g.sub == "":
+			main++
+			if g.num != main {
+				out = append(out, "section "+strconv.Quote(g.title)+" is numbered "+strconv.Itoa(g.num)+", want "+strconv.Itoa(main))
+			}
+		case g.num != main:
+			out = append(out, "section "+strconv.Quote(g.title)+" is numbered "+g.label()+", want "+strconv.Itoa(main)+g.sub+" (after phase "+strconv.Itoa(main)+")")
 		}
 		if g.dryRun == "" {
 			out = append(out, "section "+strconv.Quote(g.title)+" has no dry-run label")
 		}
 		byTitle[g.title] = g
 	}
-	if len(guide) != 31 {
-		out = append(out, "the guide has "+strconv.Itoa(len(guide))+" phase sections, want the 31 of apply's phase list")
+	if len(guide) != len(apply) {
+		out = append(out, "the guide has "+strconv.Itoa(len(guide))+" phase sections, want the "+strconv.Itoa(len(apply))+" of apply's phase list")
 	}
 	built := map[string]bool{}
-	last := 0
+	last := guidePhase{}
 	for _, p := range apply {
 		built[p.Title()] = true
 		g, ok := byTitle[p.Title()]
@@ -256,10 +277,10 @@ func guideProblems(guide []guidePhase, prepareList []string, apply, prepare []ph
 			continue
 		case g.notBuilt:
 			out = append(out, strconv.Quote(p.Title())+" is built now: drop its **Not built yet.** and say what it does")
-		case g.num < last:
-			out = append(out, strconv.Quote(p.Title())+" runs after phase "+strconv.Itoa(last)+" but is numbered "+strconv.Itoa(g.num))
+		case g.order() < last.order():
+			out = append(out, strconv.Quote(p.Title())+" runs after phase "+last.label()+" but is numbered "+g.label())
 		}
-		last = g.num
+		last = g
 		mode := phase.Reported
 		if d, ok := p.(phase.DryRunDeclarer); ok {
 			mode = d.DryRunMode()
@@ -306,23 +327,27 @@ func TestGuideProblemsFindsDrift(t *testing.T) {
 		"**Not built yet.** Will prepare.",
 		"### 4. Import images",
 		"Dry run: **reported, not run**.",
+		"### 3a. Wait for it",
+		"Dry run: **reported, not run**.",
 		"## What prepare runs",
 		"- Phase 1: Connect to hosts",
 		"**Not built yet.** outside any phase section",
 	}, "\n")
 	guide, prepareList := readApplyGuide(t, text)
-	require.Len(t, guide, 4)
+	require.Len(t, guide, 5)
 	assert.False(t, guide[3].notBuilt, "a mark after the next heading belongs to no phase")
 	connect := &phase.Connect{}
 	lock := &phase.AcquireLock{}
 	apply := []phase.Phase{connect, lock, phase.NewPrepareHosts(), &phase.ReleaseLock{Lock: lock}}
 	assert.Equal(t, []string{
-		"the guide has 4 phase sections, want the 31 of apply's phase list",
+		`section "Wait for it" is numbered 3a, want 4a (after phase 4)`,
+		"the guide has 5 phase sections, want the 4 of apply's phase list",
 		`apply runs "Acquire exclusive host lock", which has no section`,
 		`"Prepare hosts" is built now: drop its **Not built yet.** and say what it does`,
 		`"Release exclusive host lock" runs after phase 3 but is numbered 2`,
 		`"Release exclusive host lock": the guide says a dry run "runs, reads only", the phase declares "reported, not run"`,
 		`"Import images" is not in apply's phase list: mark it **Not built yet.**`,
+		`"Wait for it" is not in apply's phase list: mark it **Not built yet.**`,
 		`the prepare list reads "Connect to hosts", prepare runs "Connect to hosts, Prepare hosts"`,
 	}, guideProblems(guide, prepareList, apply, []phase.Phase{connect, phase.NewPrepareHosts()}))
 }
