@@ -14,6 +14,7 @@ type validateOptions struct {
 	cluster string
 	distros []string
 	json    bool
+	strict  bool
 }
 
 func newValidateCommand(app *App) *cobra.Command {
@@ -22,8 +23,9 @@ func newValidateCommand(app *App) *cobra.Command {
 		Use:   "validate [CLUSTER.yaml] [--distro DEFINITION]",
 		Short: "Check a cluster inventory and distro definitions without touching any host",
 		Long: "validate loads documents exactly as apply does and prints every problem at once, each\n" +
-			"naming file:line:column and the field. It exits 1 on any error and 0 when there are only warnings.",
-		Example:           "  cargoship validate cluster.yaml\n  cargoship validate cluster.yaml --distro example/k3s/distro.yaml\n  cargoship validate --distro example/rke2",
+			"naming file:line:column and the field. It exits 1 on any error and 0 when there are only warnings\n" +
+			"(with --strict, a warning is an error too).",
+		Example:           "  cargoship validate cluster.yaml\n  cargoship validate cluster.yaml --distro example/k3s/distro.yaml\n  cargoship validate --strict cluster.yaml\n  cargoship validate --distro example/rke2",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeDocumentArg,
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -38,6 +40,7 @@ func newValidateCommand(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&o.distros, "distro", nil, "a distro definition (file, or a directory holding distro.yaml); repeatable")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print findings as JSON")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat every warning as an error (an even controller count, say)")
 	return cmd
 }
 
@@ -67,6 +70,9 @@ func runValidate(app *App, o validateOptions) error {
 		if ds != nil && clusterRead {
 			record(v1alpha1.LoadClusterFileWithDistro(o.cluster, ds, path))
 		}
+	}
+	if o.strict {
+		all = all.Strict()
 	}
 	if o.json {
 		enc := json.NewEncoder(app.Out)

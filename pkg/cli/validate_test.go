@@ -70,6 +70,16 @@ func TestValidateWarningsExitZero(t *testing.T) {
 	assert.True(t, strings.HasSuffix(out, "valid: 1 warning(s)\n"), "got %q", out)
 }
 
+// --strict turns the even controller count into an error (docs/validate.md).
+func TestValidateStrictMakesWarningsErrors(t *testing.T) {
+	cluster := testdataPath(t, "valid/cluster/warn-even-controllers.yaml")
+	out, _, err := validateCLI(t, "--strict", cluster, "--distro", testdataPath(t, "valid/distro/k3s-minimal.yaml"))
+	require.Error(t, err)
+	assert.Equal(t, 1, exitCode(err))
+	assert.Contains(t, out, cluster+":11:5: spec.hosts: 4 controllers: an even number")
+	assert.NotContains(t, out, "warning:")
+}
+
 func TestValidateJSON(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		cluster := testdataPath(t, "invalid/cluster/29-registry-auth.yaml")
