@@ -75,6 +75,9 @@ type Fleet struct {
 	restarting *Host
 	// leaving are the hosts a reset takes out.
 	leaving map[*Host]bool
+	// founded says this run founded the cluster: its controllers join
+	// through the founder, whatever the load balancer answers.
+	founded bool
 }
 
 // New builds the run's hosts from the inventory.

@@ -167,6 +167,15 @@ func (s *Fleet) RanBefore(h *Host) bool {
 	return err1 == nil && err2 == nil && engine.Compare(have, want) >= 0
 }
 
+// MarkFounded records that this run founded the cluster: every controller
+// it starts joins through the founder, as on any cold bootstrap, even once
+// the VIP answers (docs/ha.md, The order); workers join through the VIP.
+func (s *Fleet) MarkFounded() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.founded = true
+}
+
 // MarkStarted records that this run started h's engine, at version when
 // it upgraded it: later phases leave the host alone.
 func (s *Fleet) MarkStarted(h *Host, version string) {

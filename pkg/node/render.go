@@ -36,13 +36,16 @@ func (s *Fleet) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 	}
 	cluster := s.EffectiveCluster()
 	leaderSpec := &cluster.Spec.Hosts[leader.Index]
-	join := engine.JoinAddress(cluster, leaderSpec, !s.ColdBootstrap() && s.LoadbalancerUp(ctx, leader))
+	lbUp := !s.ColdBootstrap() && s.LoadbalancerUp(ctx, leader)
+	s.mu.Lock()
+	founded := s.founded
+	s.mu.Unlock()
 	out := map[*Host]engine.Rendered{}
 	for _, h := range hosts {
 		if token == "" && h != leader {
 			continue
 		}
-		hostJoin := join
+		hostJoin := engine.JoinAddress(cluster, leaderSpec, lbUp && !(founded && h.IsController()))
 		if h.EngineRunning {
 			// A joined node keeps the address it joined through: the VIP
 			// coming up later is no reason to restart it (phases 26, 27).

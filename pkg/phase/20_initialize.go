@@ -149,6 +149,9 @@ func (p *Initialize) start(ctx context.Context, h *node.Host) error {
 		}
 	}
 	founding := s.ColdBootstrap() && h == s.Leader()
+	if founding {
+		s.MarkFounded()
+	}
 	s.MarkStarted(h, "")
 	if err := s.WaitReady(ctx, h, ""); err != nil {
 		return err
