@@ -45,7 +45,7 @@ func (s *Fleet) RenderAll(ctx context.Context, hosts Hosts) (map[*Host]engine.Re
 		if token == "" && h != leader {
 			continue
 		}
-		hostJoin := engine.JoinAddress(cluster, leaderSpec, lbUp && !(founded && h.IsController()))
+		hostJoin := engine.JoinAddress(cluster, leaderSpec, lbUp && (!founded || !h.IsController()))
 		if h.EngineRunning {
 			// A joined node keeps the address it joined through: the VIP
 			// coming up later is no reason to restart it (phases 26, 27).
