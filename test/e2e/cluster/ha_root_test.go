@@ -1,9 +1,7 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
@@ -21,37 +18,9 @@ import (
 // upgrade, a reset takes the founder out (the next controller becomes the
 // first server, the others are repointed to it) and an apply puts it back.
 func TestThreeControllers(t *testing.T) {
-	distro, err := suiteDistro()
-	require.NoError(t, err)
-	stage, err := stageOnly()
-	require.NoError(t, err)
-	if stage {
-		t.Skipf("%s is set: founding and joining controllers needs a running engine", envStageOnly)
-	}
-	if backendName() != backendContainer {
-		t.Skipf("%s=%s: this walk brings up its own three-controller fleet; run the inventory backend's walks instead", envBackend, backendName())
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root: run as root, as CI does")
-	}
-	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
-	require.NoError(t, err)
 	const name = "e2eha"
-	require.NoError(t, prov.Down(ctx, name))
-	f, err := prov.Up(ctx, fleet.Spec{Name: name, Control: 3, Worker: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if keep, _ := boolEnv(envKeep); !keep {
-			_ = prov.Down(context.Background(), name)
-		}
-	})
-	w.fleet, w.knownHosts = f, f.KnownHostsPath
-	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
-	require.NoError(t, err)
-	w.setViews(t, c, "")
+	of := newOwnFleet(t, name, fleet.Spec{Control: 3, Worker: 1}, 20*time.Minute, nil)
+	w, f, distro := of.w, of.fleet, of.distro
 	in := newInspector(t, w)
 	pkg := buildTestPackage(t, distro, false) // this walk's own fleet, always the test package
 

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -38,40 +37,16 @@ const vipMoveBudget = 10 * time.Second
 // names it instead of hanging. Powered back on, the cluster is as apply
 // left it: another apply changes nothing.
 func TestVIPFailoverWithKeepalived(t *testing.T) {
-	distro, err := suiteDistro()
-	require.NoError(t, err)
-	if stage, _ := stageOnly(); stage {
-		t.Skipf("%s is set: a VIP needs a running engine", envStageOnly)
-	}
-	if backendName() != backendContainer {
-		t.Skipf("%s=%s: this walk powers off a host of its own container fleet", envBackend, backendName())
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root: run as root, as CI does")
-	}
-	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
-	require.NoError(t, err)
-	power, ok := prov.(fleet.PowerSwitch)
-	require.True(t, ok, "the container backend switches power")
 	const name = "e2evip"
-	require.NoError(t, prov.Down(ctx, name))
-	f, err := prov.Up(ctx, fleet.Spec{Name: name, Control: 3, Worker: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if keep, _ := boolEnv(envKeep); !keep {
-			_ = prov.Down(context.Background(), name)
-		}
+	var vip string
+	of := newOwnFleet(t, name, fleet.Spec{Control: 3, Worker: 1}, 20*time.Minute, func(c *v1alpha1.Cluster, f *fleet.Fleet) {
+		vip = spareAddress(t, f)
+		c.Spec.Config.Loadbalancer = "" // the VIP becomes the API address
+		c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, Provider: v1alpha1.VIPKeepalived}
 	})
-	w.fleet, w.knownHosts = f, f.KnownHostsPath
-	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
-	require.NoError(t, err)
-	vip := spareAddress(t, f)
-	c.Spec.Config.Loadbalancer = "" // the VIP becomes the API address
-	c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, Provider: v1alpha1.VIPKeepalived}
-	w.setViews(t, c, "")
+	w, f, distro, ctx := of.w, of.fleet, of.distro, of.ctx
+	power, ok := of.prov.(fleet.PowerSwitch)
+	require.True(t, ok, "the container backend switches power")
 	in := newInspector(t, w)
 	pkg := e2eutil.BuildDistroPackageWith(t, distro, distro.Version, distro.Built,
 		e2eutil.PackageOptions{ControllerDebs: e2eutil.HostDebs(t, "keepalived")})
@@ -236,38 +211,13 @@ func kubectlNodesOrNil(kubeconfig string) []string {
 // the named error (provider, lease, pods), and the manifests (DaemonSet,
 // ServiceAccount, RBAC) are read back from the API as rendered.
 func TestKubeVIPIsDeployedAndItsWaitNamed(t *testing.T) {
-	distro, err := suiteDistro()
-	require.NoError(t, err)
-	if stage, _ := stageOnly(); stage {
-		t.Skipf("%s is set: a VIP needs a running engine", envStageOnly)
-	}
-	if backendName() != backendContainer {
-		t.Skipf("%s=%s: this walk brings up its own container fleet", envBackend, backendName())
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root: run as root, as CI does")
-	}
-	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
-	require.NoError(t, err)
-	const name = "e2ekvip"
-	require.NoError(t, prov.Down(ctx, name))
-	f, err := prov.Up(ctx, fleet.Spec{Name: name, Control: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if keep, _ := boolEnv(envKeep); !keep {
-			_ = prov.Down(context.Background(), name)
-		}
+	var vip string
+	of := newOwnFleet(t, "e2ekvip", fleet.Spec{Control: 1}, 10*time.Minute, func(c *v1alpha1.Cluster, f *fleet.Fleet) {
+		vip = spareAddress(t, f)
+		c.Spec.Config.Loadbalancer = ""
+		c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, WaitTimeout: "20s"}
 	})
-	w.fleet, w.knownHosts = f, f.KnownHostsPath
-	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
-	require.NoError(t, err)
-	vip := spareAddress(t, f)
-	c.Spec.Config.Loadbalancer = ""
-	c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, WaitTimeout: "20s"}
-	w.setViews(t, c, "")
+	w, distro := of.w, of.distro
 	in := newInspector(t, w)
 	// The package's one image stands in for kube-vip's: nothing runs it.
 	pkg := e2eutil.BuildDistroPackageWith(t, distro, distro.Version, distro.Built,
