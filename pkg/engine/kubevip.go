@@ -51,6 +51,19 @@ func KubeVIPManifestPath(e Engine) string {
 	return KubeVIPStaticPodPath
 }
 
+// KubeVIPObjects are the API objects kube-vip's DaemonSet manifest makes
+// (k3s, rke2), as kubectl names them: deleting its file from the manifests
+// directory leaves them in the cluster (docs/reference/kube-vip.md), so a
+// cluster that stops using kube-vip deletes them by name.
+func KubeVIPObjects() []string {
+	return []string{
+		"daemonset.apps/" + KubeVIPDaemonSet,
+		"serviceaccount/" + KubeVIPServiceAccount,
+		"clusterrole.rbac.authorization.k8s.io/" + kubeVIPClusterRole,
+		"clusterrolebinding.rbac.authorization.k8s.io/" + kubeVIPBinding,
+	}
+}
+
 // kubeVIP is what kube-vip is told: the same on every controller, except
 // for a static pod's interface.
 type kubeVIP struct {

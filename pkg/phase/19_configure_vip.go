@@ -22,6 +22,9 @@ import (
 type ConfigureVIP struct {
 	base
 	files map[*node.Host][]vipFile
+	// retire are the providers a controller still carries that the
+	// cluster's VIP no longer uses (docs/ha.md, Changing the provider).
+	retire map[*node.Host][]string
 }
 
 type vipFile struct {
@@ -46,6 +49,9 @@ func keepalivedVIP(c *v1alpha1.Cluster) *v1alpha1.VIP {
 func (p *ConfigureVIP) Prepare(ctx context.Context) error {
 	s := p.state
 	p.files = nil
+	if err := p.findRetired(ctx); err != nil {
+		return err
+	}
 	v := keepalivedVIP(s.Cluster)
 	if v == nil {
 		return nil
@@ -138,7 +144,7 @@ func checkVIPSubnet(ctx context.Context, h *node.Host, iface string, addr netip.
 }
 
 // ShouldRun implements Conditional.
-func (p *ConfigureVIP) ShouldRun() bool { return len(p.files) > 0 }
+func (p *ConfigureVIP) ShouldRun() bool { return len(p.files) > 0 || len(p.retire) > 0 }
 
 func (p *ConfigureVIP) hosts() node.Hosts {
 	return p.state.Hosts.Filter(func(h *node.Host) bool { return len(p.files[h]) > 0 })
@@ -146,7 +152,8 @@ func (p *ConfigureVIP) hosts() node.Hosts {
 
 // Plan implements Planner.
 func (p *ConfigureVIP) Plan(ctx context.Context) ([]node.Change, error) {
-	return node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
+	retired := p.planRetired()
+	changes, err := node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
 		var out []node.Change
 		for _, f := range p.files[h] {
 			b, err := host.ReadFile(ctx, h.Conn, f.path)
@@ -159,6 +166,7 @@ func (p *ConfigureVIP) Plan(ctx context.Context) ([]node.Change, error) {
 		}
 		return out, nil
 	})
+	return append(retired, changes...), err
 }
 
 // Run implements Phase: install keepalived from the package's own files if
@@ -166,6 +174,10 @@ func (p *ConfigureVIP) Plan(ctx context.Context) ([]node.Change, error) {
 // configuration changed.
 func (p *ConfigureVIP) Run(ctx context.Context) error {
 	s := p.state
+	// The old provider goes first: two announcing one address would fight.
+	if err := p.runRetired(ctx); err != nil {
+		return err
+	}
 	return p.hosts().Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		if err := s.InstallPackages(ctx, h, p.Title()); err != nil {
 			return err
