@@ -4,25 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // The suite's own fleet, so it never meets the other suites' fleets (and
 // needs none of their locks), as small as an apply with a join allows.
-const (
-	fleetName = "clijson"
-	keepEnv   = "CARGOSHIP_E2E_KEEP_FLEET"
-)
+const fleetName = "clijson"
 
 // world is the fleet, the package applied to it and the binary that
 // applies it.
@@ -32,75 +26,30 @@ type world struct {
 	bin   string
 }
 
-// setUp brings the fleet up while the package and the binary build: the
-// machine has few cores and most of the fleet's time is waiting.
+// setUp brings the fleet up while the package and the binary build.
 func setUp(t *testing.T) *world {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
-	}
+	e2eutil.RequireRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	prov, err := fleet.NewContainer(fleet.Options{Logger: e2eutil.TestLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A run killed before its teardown leaves its fleet behind; a stale
-	// fleet is never adopted.
-	if err := prov.Down(ctx, fleetName); err != nil {
-		t.Fatalf("removing a stale %s fleet: %v", fleetName, err)
-	}
-	w := &world{}
-	up := make(chan error, 1)
-	go func() {
-		f, err := prov.Up(ctx, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
-		w.fleet = f
-		up <- err
-	}()
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
 	type built struct {
 		bin string
 		err error
 	}
 	binc := make(chan built, 1)
 	go func() {
-		bin, err := buildCargoship(ctx, t.TempDir())
+		bin, err := e2eutil.BuildCargoship(ctx, t.TempDir())
 		binc <- built{bin, err}
 	}()
-	t.Cleanup(func() {
-		if os.Getenv(keepEnv) != "" {
-			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown -fleet=%s`", keepEnv, fleetName)
-			return
-		}
-		if err := prov.Down(context.Background(), fleetName); err != nil {
-			t.Errorf("tearing down the fleet: %v", err)
-		}
-	})
-	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)
-	if err := <-up; err != nil {
-		t.Fatalf("bringing up the %s fleet: %v", fleetName, err)
-	}
+	w := &world{pkg: e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)}
+	w.fleet = sf.Wait(t)
 	b := <-binc
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
 	w.bin = b.bin
 	return w
-}
-
-// buildCargoship builds the binary under test into dir: the exit status
-// and the streams are the real command's, not this process's.
-func buildCargoship(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "cargoship")
-	root, err := repo.Root()
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cargoship")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/cargoship: %w\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // result is how one command ended: its exit status and its two streams.

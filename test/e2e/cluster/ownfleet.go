@@ -15,12 +15,12 @@ import (
 
 // ownFleet is a walk with a container fleet of its own (three controllers,
 // a host to power off), brought up fresh and torn down after unless
-// CARGOSHIP_E2E_KEEP_FLEET is set. It skips, saying why, where such a walk
+// CARGOSHIP_E2E_KEEP_FLEET is set (e2eutil.StartSuiteFleet). It skips, saying why, where such a walk
 // cannot run: a stage-only suite, another backend, no root. The world's
 // views are the fleet's inventory after edit.
 type ownFleet struct {
 	w      *world
-	prov   fleet.Provider
+	prov   *fleet.Container
 	fleet  *fleet.Fleet
 	ctx    context.Context
 	distro e2eutil.Distro
@@ -44,17 +44,9 @@ func newOwnFleet(t *testing.T, name string, spec fleet.Spec, timeout time.Durati
 	w := &world{backend: backendContainer, distro: distro, log: testLogger(t)}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	prov, err := fleet.NewBackend("container", fleet.Options{Logger: w.log})
-	require.NoError(t, err)
-	require.NoError(t, prov.Down(ctx, name))
 	spec.Name = name
-	f, err := prov.Up(ctx, spec)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if keep, _ := boolEnv(envKeep); !keep {
-			_ = prov.Down(context.Background(), name)
-		}
-	})
+	sf := e2eutil.StartSuiteFleet(ctx, t, spec)
+	f := sf.Wait(t)
 	w.fleet, w.knownHosts = f, f.KnownHostsPath
 	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
 	require.NoError(t, err)
@@ -62,5 +54,5 @@ func newOwnFleet(t *testing.T, name string, spec fleet.Spec, timeout time.Durati
 		edit(c, f)
 	}
 	w.setViews(t, c, "")
-	return &ownFleet{w: w, prov: prov, fleet: f, ctx: ctx, distro: distro}
+	return &ownFleet{w: w, prov: sf.Provider, fleet: f, ctx: ctx, distro: distro}
 }

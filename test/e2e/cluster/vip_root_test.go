@@ -45,8 +45,7 @@ func TestVIPFailoverWithKeepalived(t *testing.T) {
 		c.Spec.Config.VIP = &v1alpha1.VIP{Address: vip, Provider: v1alpha1.VIPKeepalived}
 	})
 	w, f, distro, ctx := of.w, of.fleet, of.distro, of.ctx
-	power, ok := of.prov.(fleet.PowerSwitch)
-	require.True(t, ok, "the container backend switches power")
+	var power fleet.PowerSwitch = of.prov
 	in := newInspector(t, w)
 	pkg := e2eutil.BuildDistroPackageWith(t, distro, distro.Version, distro.Built,
 		e2eutil.PackageOptions{ControllerDebs: e2eutil.HostDebs(t, "keepalived")})

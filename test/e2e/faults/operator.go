@@ -9,31 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/colonel-byte/cargoship/internal/repo"
 )
-
-// buildCargoship builds the cargoship binary once, into dir: the operator
-// the fault tests kill is the real command, not this process.
-func buildCargoship(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "cargoship")
-	root, err := repo.Root()
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cargoship")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/cargoship: %w\n%s", err, out)
-	}
-	return bin, nil
-}
 
 // operator is one cargoship command run as a subprocess, with its JSON log
 // read line by line as it comes.

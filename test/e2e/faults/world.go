@@ -26,7 +26,6 @@ const (
 	fleetName  = "faults"
 	controller = "kc0"
 	worker     = "kw0"
-	keepEnv    = "CARGOSHIP_E2E_KEEP_FLEET"
 )
 
 // The blob is a file of the package big enough to be caught in the middle
@@ -58,54 +57,26 @@ type world struct {
 // the package's index.
 func setUp(t *testing.T) *world {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
-	}
+	e2eutil.RequireRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	log := e2eutil.TestLogger(t)
-	prov, err := fleet.NewContainer(fleet.Options{Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{prov: prov}
-	// A run killed before its teardown leaves its fleet behind; a stale
-	// fleet is never adopted.
-	if err := prov.Down(ctx, fleetName); err != nil {
-		t.Fatalf("removing a stale %s fleet: %v", fleetName, err)
-	}
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
+	w := &world{prov: sf.Provider}
 	type built struct {
 		bin string
 		err error
 	}
 	binc := make(chan built, 1)
 	go func() {
-		bin, err := buildCargoship(ctx, t.TempDir())
+		bin, err := e2eutil.BuildCargoship(ctx, t.TempDir())
 		binc <- built{bin, err}
 	}()
-	fleetc := make(chan error, 1)
-	go func() {
-		f, err := prov.Up(ctx, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
-		w.fleet = f
-		fleetc <- err
-	}()
-	t.Cleanup(func() {
-		if os.Getenv(keepEnv) != "" {
-			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown -fleet=%s`", keepEnv, fleetName)
-			return
-		}
-		if err := prov.Down(context.Background(), fleetName); err != nil {
-			t.Errorf("tearing down the fleet: %v", err)
-		}
-	})
 	blob := make([]byte, blobSize)
 	_, _ = io.ReadFull(rand.NewChaCha8([32]byte{'f', 'a', 'u', 'l', 't', 's'}), blob)
 	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt,
 		e2eutil.PackageFile{Target: blobTarget, Perm: 0o644, Data: blob})
 	w.readIndex(t)
-	if err := <-fleetc; err != nil {
-		t.Fatalf("bringing up the %s fleet: %v", fleetName, err)
-	}
+	w.fleet = sf.Wait(t)
 	b := <-binc
 	if b.err != nil {
 		t.Fatal(b.err)

@@ -18,10 +18,7 @@ import (
 )
 
 // The suite's own fleet, so it never meets the phase suites' fleets.
-const (
-	fleetName = "tfacc"
-	keepEnv   = "CARGOSHIP_E2E_KEEP_FLEET"
-)
+const fleetName = "tfacc"
 
 // world is the fleet, the two packages the steps apply, and the path the
 // resource's package attribute names (a step swaps the file behind it).
@@ -37,42 +34,17 @@ type world struct {
 // testing framework at the Terraform binary on this machine.
 func setUp(t *testing.T) *world {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
-	}
+	e2eutil.RequireRoot(t)
 	useTerraformBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	prov, err := fleet.NewContainer(fleet.Options{Logger: e2eutil.TestLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := prov.Down(ctx, fleetName); err != nil {
-		t.Fatalf("removing a stale %s fleet: %v", fleetName, err)
-	}
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: fleet.ImageBase})
 	w := &world{}
-	up := make(chan error, 1)
-	go func() {
-		f, err := prov.Up(ctx, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: fleet.ImageBase})
-		w.fleet = f
-		up <- err
-	}()
-	t.Cleanup(func() {
-		if os.Getenv(keepEnv) != "" {
-			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown -fleet=%s`", keepEnv, fleetName)
-			return
-		}
-		if err := prov.Down(context.Background(), fleetName); err != nil {
-			t.Errorf("tearing down the fleet: %v", err)
-		}
-	})
 	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)
 	w.next = e2eutil.BuildTestPackage(t, e2eutil.UpgradeVersion, e2eutil.UpgradeBuilt)
 	w.pkgPath = filepath.Join(t.TempDir(), "cluster.tar.zst")
 	w.usePackage(t, w.pkg)
-	if err := <-up; err != nil {
-		t.Fatalf("bringing up the %s fleet: %v", fleetName, err)
-	}
+	w.fleet = sf.Wait(t)
 	c, _, err := v1alpha1.LoadClusterFile(w.fleet.InventoryPath)
 	if err != nil {
 		t.Fatalf("the fleet's inventory does not load: %v", err)

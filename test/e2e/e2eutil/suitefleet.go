@@ -1,0 +1,90 @@
+package e2eutil
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/colonel-byte/cargoship/internal/repo"
+	"github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// KeepFleetEnv, when set, leaves a suite's fleet up after its tests.
+const KeepFleetEnv = "CARGOSHIP_E2E_KEEP_FLEET"
+
+// RequireRoot skips t where the container fleet cannot run.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
+	}
+}
+
+// SuiteFleet is a suite's own container fleet on its way up: a suite starts
+// it, builds its packages and binary while the hosts boot (the machine has
+// few cores and most of a fleet's time is waiting), then waits for it.
+type SuiteFleet struct {
+	Provider *fleet.Container
+	name     string
+	up       chan error
+	fleet    *fleet.Fleet
+}
+
+// StartSuiteFleet removes a stale fleet of the spec's name (a run killed
+// before its teardown leaves one; it is never adopted), starts bringing
+// the fleet up, and tears it down when t ends unless KeepFleetEnv is set.
+func StartSuiteFleet(ctx context.Context, t testing.TB, spec fleet.Spec) *SuiteFleet {
+	t.Helper()
+	prov, err := fleet.NewContainer(fleet.Options{Logger: TestLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prov.Down(ctx, spec.Name); err != nil {
+		t.Fatalf("removing a stale %s fleet: %v", spec.Name, err)
+	}
+	sf := &SuiteFleet{Provider: prov, name: spec.Name, up: make(chan error, 1)}
+	go func() {
+		f, err := prov.Up(ctx, spec)
+		sf.fleet = f
+		sf.up <- err
+	}()
+	t.Cleanup(func() {
+		if os.Getenv(KeepFleetEnv) != "" {
+			t.Logf("%s set: the fleet stays up; remove it with `mage dev:fleetDown -fleet=%s`", KeepFleetEnv, spec.Name)
+			return
+		}
+		if err := prov.Down(context.Background(), spec.Name); err != nil {
+			t.Errorf("tearing down the fleet: %v", err)
+		}
+	})
+	return sf
+}
+
+// Wait returns the fleet once it is up, failing t when it did not come up.
+func (sf *SuiteFleet) Wait(t testing.TB) *fleet.Fleet {
+	t.Helper()
+	if err := <-sf.up; err != nil {
+		t.Fatalf("bringing up the %s fleet: %v", sf.name, err)
+	}
+	sf.up <- nil // a second Wait returns at once
+	return sf.fleet
+}
+
+// BuildCargoship builds the binary under test into dir, for suites that
+// run the real command: its exit status and streams are its own.
+func BuildCargoship(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "cargoship")
+	root, err := repo.Root()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cargoship")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/cargoship: %w\n%s", err, out)
+	}
+	return bin, nil
+}
