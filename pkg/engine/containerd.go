@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	v1alpha1 "github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
@@ -12,11 +13,12 @@ import (
 // containerdFiles are the upstream engine's containerd settings
 // (docs/reference/engines.md 8): a config.toml for containerd 2.x (config
 // version 3) that keeps the CRI plugin on (the containerd.io package's
-// default config disables it), uses the systemd cgroup driver kubeadm
-// defaults to, reads registry hosts from certs.d, and pins the sandbox image
-// the package carries so an air-gapped node never pulls one; and one
-// hosts.toml per registry from the same registries body k3s and rke2 read.
-func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
+// default config disables it), uses the cgroup driver the kubelet uses
+// (runc and the kubelet must agree), reads registry hosts from certs.d, and
+// pins the sandbox image the package carries so an air-gapped node never
+// pulls one; and one hosts.toml per registry from the same registries body
+// k3s and rke2 read.
+func containerdFiles(d *v1alpha1.Distro, cgroupDriver string, reg map[string]any) ([]File, error) {
 	var b strings.Builder
 	b.WriteString("# Written by cargoship for containerd 2.x.\nversion = 3\n")
 	if pause := sandboxImage(d.Spec.Config.ImageConfig.Images); pause != "" {
@@ -31,7 +33,7 @@ func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
 	b.WriteString("\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]\n")
 	b.WriteString("  runtime_type = " + tomlString("io.containerd.runc.v2") + "\n")
 	b.WriteString("\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n")
-	b.WriteString("  SystemdCgroup = true\n")
+	b.WriteString("  SystemdCgroup = " + strconv.FormatBool(cgroupDriver == cgroupDriverSystemd) + "\n")
 	files := []File{
 		{Path: containerdConfig, Content: []byte(b.String()), Mode: modePublic},
 		{Path: crictlConfig, Content: []byte("runtime-endpoint: " + containerdSocket + "\n"), Mode: modePublic},
@@ -41,6 +43,32 @@ func containerdFiles(d *v1alpha1.Distro, reg map[string]any) ([]File, error) {
 		return nil, err
 	}
 	return append(files, hosts...), nil
+}
+
+// The kubelet's cgroup drivers (KubeletConfiguration cgroupDriver).
+const (
+	cgroupDriverSystemd  = "systemd"
+	cgroupDriverCgroupfs = "cgroupfs"
+)
+
+// kubeletCgroupDriver is the cgroup driver a host's kubelet runs with:
+// kubeadm defaults it to systemd (docs/reference/engines.md 8); a
+// kubeletConfiguration (the distro's, or the profile's kubelet patch)
+// may set cgroupfs, for hosts without a systemd that delegates cgroups.
+func kubeletCgroupDriver(cfg map[string]any, profileKubelet map[string]any) (string, error) {
+	driver := cgroupDriverSystemd
+	for _, kc := range []map[string]any{mapAt(cfg, "kubeletConfiguration"), profileKubelet} {
+		v, set := kc["cgroupDriver"]
+		if !set {
+			continue
+		}
+		s, _ := v.(string)
+		if s != cgroupDriverSystemd && s != cgroupDriverCgroupfs {
+			return "", fmt.Errorf("kubeletConfiguration.cgroupDriver is %v: the kubelet knows %s and %s", v, cgroupDriverSystemd, cgroupDriverCgroupfs)
+		}
+		driver = s
+	}
+	return driver, nil
 }
 
 // sandboxImage is the pause image among the package's images.

@@ -60,7 +60,15 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 	if err != nil {
 		return fail(err)
 	}
-	ctrd, err := containerdFiles(in.Distro, reg)
+	var profileKubelet map[string]any
+	if n.profile != nil {
+		profileKubelet = n.profile.KubeletConfig
+	}
+	driver, err := kubeletCgroupDriver(cfg, profileKubelet)
+	if err != nil {
+		return fail(err)
+	}
+	ctrd, err := containerdFiles(in.Distro, driver, reg)
 	if err != nil {
 		return fail(err)
 	}
