@@ -70,19 +70,32 @@ func serveTestImage() (http.RoundTripper, func(), error) {
 		reg.Close()
 		return nil, nil, err
 	}
-	return &redirect{from: ImageHost, to: reg.Host, next: http.DefaultTransport}, reg.Close, nil
+	return RedirectRegistries([]string{ImageHost}, reg.Host), reg.Close, nil
 }
 
-// redirect sends every request for one host to another, over plain HTTP:
-// the in-process registry listens on loopback only.
+// RedirectRegistries is a transport that sends every request for the
+// registries from to the registry at to (an in-process one, over plain
+// HTTP: it listens on loopback only), and any other request on: a package
+// whose images are named under registry.k8s.io is created from images
+// built here, and nothing reaches the real registry.
+func RedirectRegistries(from []string, to string) http.RoundTripper {
+	r := &redirect{from: map[string]bool{}, to: to, next: http.DefaultTransport}
+	for _, h := range from {
+		r.from[h] = true
+	}
+	return r
+}
+
+// redirect sends every request for some hosts to another.
 type redirect struct {
-	from, to string
-	next     http.RoundTripper
+	from map[string]bool
+	to   string
+	next http.RoundTripper
 }
 
 // RoundTrip implements http.RoundTripper.
 func (r *redirect) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != r.from {
+	if !r.from[req.URL.Host] {
 		return r.next.RoundTrip(req)
 	}
 	req = req.Clone(req.Context())
