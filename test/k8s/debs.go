@@ -93,7 +93,7 @@ func (c debCache) download(ctx context.Context, pkgs []string) error {
 	if err != nil {
 		return fmt.Errorf("deb cache: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	// apt as root drops to _apt for downloads, which must be able to write
 	// the directory.
 	_ = os.Chmod(tmp, 0o777)

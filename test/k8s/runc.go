@@ -20,7 +20,7 @@ func fetchRunc(ctx context.Context, debs debCache, out string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("runc: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := extractDebs(ctx, paths, tmp); err != nil {
 		return "", err
 	}
