@@ -51,7 +51,7 @@ func TestRunPartStamps(t *testing.T) {
 	p := part{name: "x", build: func(_ context.Context, out string) ([]string, error) {
 		runs++
 		_, err := os.Stat(filepath.Join(out, "left-over"))
-		assert.ErrorIs(t, err, os.ErrNotExist, "the directory is emptied first")
+		require.ErrorIs(t, err, os.ErrNotExist, "the directory is emptied first")
 		return []string{"x v1", "y v2"}, os.WriteFile(filepath.Join(out, "bin"), []byte("x"), 0o755)
 	}}
 	require.NoError(t, os.MkdirAll(out, 0o755))
