@@ -150,6 +150,20 @@ func (u *upstream) JoinTokenCommand() string {
 	return shell.Join(kubeadmBin, "token", "create", "--kubeconfig", adminConf)
 }
 
+// ManifestPodNetwork is an engine that brings no pod network of its own:
+// its nodes get Ready only once a CNI is applied, which the package's
+// manifests carry (phase 21). k3s and rke2 start theirs with the engine.
+type ManifestPodNetwork interface {
+	// PodNetworkFromManifests says the nodes wait for the manifests' CNI.
+	PodNetworkFromManifests() bool
+}
+
+// PodNetworkFromManifests implements ManifestPodNetwork: kubeadm leaves
+// the pod network to the user, and a node's kubelet reports NotReady
+// ("cni plugin not initialized") until one is installed
+// (docs/reference/engines.md 8).
+func (u *upstream) PodNetworkFromManifests() bool { return true }
+
 // ImportsImagesDirByItself implements Engine: containerd imports nothing
 // by itself.
 func (u *upstream) ImportsImagesDirByItself() bool { return false }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	"github.com/colonel-byte/cargoship/pkg/retry"
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
@@ -43,6 +44,35 @@ func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
 		return fmt.Errorf("node %s did not get Ready in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
 	}
 	return nil
+}
+
+// WaitRegistered waits until h's kubelet has registered its node, Ready
+// or not: a node of an engine whose pod network comes from the package's
+// manifests is NotReady until they are applied (engine.ManifestPodNetwork).
+func (s *Fleet) WaitRegistered(ctx context.Context, h *Host) error {
+	name := h.NodeName()
+	err := retry.Do(ctx, retry.Policy{Wait: readyPoll, Timeout: readyTimeout}, func(ctx context.Context) error {
+		n, err := s.node(ctx, name)
+		switch {
+		case err != nil:
+			return err
+		case n == nil:
+			return errors.New("not registered")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s did not register in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
+	}
+	return nil
+}
+
+// PodNetworkFromManifests says the engine's nodes get Ready only once
+// phase 21 applies the package's manifests, and the package has some to
+// apply: phase 20 then waits for registration and phase 21 for Ready.
+func (s *Fleet) PodNetworkFromManifests() bool {
+	m, ok := s.Engine.(engine.ManifestPodNetwork)
+	return ok && m.PodNetworkFromManifests() && s.Package != nil && len(s.Package.EntriesOf(pkgfile.KindManifests)) > 0
 }
 
 // sameVersion compares an engine version as the kubelet reports it

@@ -13,7 +13,8 @@ import (
 
 // Initialize starts the engine on hosts of one role class where it does not
 // run: controllers one at a time, the founder first, each waited on until
-// Ready; workers in batches of --worker-concurrency, hosts with their own
+// Ready (registered, for an engine whose pod network phase 21 applies);
+// workers in batches of --worker-concurrency, hosts with their own
 // profile (infra) batched and reported separately.
 type Initialize struct {
 	controllers bool
@@ -153,7 +154,14 @@ func (p *Initialize) start(ctx context.Context, h *node.Host) error {
 		s.MarkFounded()
 	}
 	s.MarkStarted(h, "")
-	if err := s.WaitReady(ctx, h, ""); err != nil {
+	wait := s.WaitReady
+	if p.controllers && s.PodNetworkFromManifests() {
+		// Ready needs the CNI phase 21 applies, after the controllers:
+		// registered is as far as a controller gets now (phase 21 waits
+		// for Ready). Workers start after phase 21.
+		wait = func(ctx context.Context, h *node.Host, _ string) error { return s.WaitRegistered(ctx, h) }
+	}
+	if err := wait(ctx, h, ""); err != nil {
 		return err
 	}
 	if founding {
@@ -162,7 +170,7 @@ func (p *Initialize) start(ctx context.Context, h *node.Host) error {
 		}
 	}
 	s.Report.Add(node.Change{Host: h.String(), Phase: p.Title(), What: what})
-	s.Logger().Info("node ready", "host", h.String(), "node", h.NodeName())
+	s.Logger().Info("node up", "host", h.String(), "node", h.NodeName())
 	return nil
 }
 

@@ -96,5 +96,23 @@ func (p *ApplyManifests) Run(ctx context.Context) error {
 		}
 		s.Report.Add(node.Change{Host: leader.String(), Phase: p.Title(), What: "applied " + path.Base(e.Name)})
 	}
-	return nil
+	return p.waitStartedReady(ctx)
+}
+
+// waitStartedReady waits for every controller this run started to get
+// Ready, when the engine's pod network is among the manifests: phase 20
+// waited only for them to register.
+func (p *ApplyManifests) waitStartedReady(ctx context.Context) error {
+	s := p.state
+	if !s.PodNetworkFromManifests() {
+		return nil
+	}
+	started := s.Hosts.Filter(func(h *node.Host) bool { return h.Started && h.IsController() })
+	return started.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
+		if err := s.WaitReady(ctx, h, ""); err != nil {
+			return fmt.Errorf("with the manifests applied: %w", err)
+		}
+		s.Logger().Info("node ready", "host", h.String(), "node", h.NodeName())
+		return nil
+	})
 }
