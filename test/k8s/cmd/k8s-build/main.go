@@ -1,13 +1,14 @@
 // Command k8s-build builds a pinned Kubernetes release from source (or
 // finds it in the cache) and prints where its binaries and images are:
 //
-//	go run ./test/k8s/cmd/k8s-build -version 1.35.4
+//	go run ./test/k8s/cmd/k8s-build -version 1.35.4 [-json]
 //
 // See docs/reference/kubernetes-build.md.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -22,11 +23,12 @@ import (
 
 func main() {
 	version := flag.String("version", k8s.V1_35_4.Kubernetes, "the Kubernetes release to build (pinned: "+strings.Join(pinned(), ", ")+")")
+	asJSON := flag.Bool("json", false, "print the build's record (k8s.Artifacts) as JSON instead")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *version); err != nil {
+	if err := run(ctx, *version, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "k8s-build:", err)
 		os.Exit(1)
 	}
@@ -40,7 +42,7 @@ func pinned() []string {
 	return vs
 }
 
-func run(ctx context.Context, version string) error {
+func run(ctx context.Context, version string, asJSON bool) error {
 	r, err := k8s.Lookup(version)
 	if err != nil {
 		return err
@@ -48,6 +50,14 @@ func run(ctx context.Context, version string) error {
 	a, err := k8s.Build(ctx, r)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(a); err != nil {
+			return fmt.Errorf("print the build record: %w", err)
+		}
+		return nil
 	}
 	fmt.Printf("dir      %s\n", a.Dir)
 	fmt.Printf("bin      %s\n", a.BinDir)
