@@ -11,7 +11,7 @@ import (
 )
 
 // CacheRoot is where builds are kept: os.UserCacheDir()/cargoship/k8s, or
-// $CARGOSHIP_K8S_CACHE when set.
+// $CARGOSHIP_K8S_CACHE when set (docs/reference/kubernetes-build.md §5).
 func CacheRoot() (string, error) {
 	if d := os.Getenv("CARGOSHIP_K8S_CACHE"); d != "" {
 		return d, nil

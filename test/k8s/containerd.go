@@ -7,7 +7,8 @@ import (
 
 // containerdTags build containerd without cgo: the btrfs snapshotter needs
 // cgo, devmapper and zfs are of no use in a test fleet; netgo and osusergo
-// are what containerd's own static release sets (its Makefile).
+// are what containerd's own static release sets (its Makefile;
+// docs/reference/kubernetes-build.md §3).
 var containerdTags = []string{"urfave_cli_no_docs", "no_btrfs", "no_devmapper", "no_zfs", "osusergo", "netgo", "static_build"}
 
 // buildContainerd builds containerd and ctr, then the runc shim with

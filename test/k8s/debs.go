@@ -12,7 +12,8 @@ import (
 
 // kubeProxyDebs are the Debian 12 packages the kube-proxy image's iptables
 // comes from: iptables and every library it links, with libc6 (and the
-// libgcc it needs) and netbase's /etc/protocols and /etc/services.
+// libgcc it needs) and netbase's /etc/protocols and /etc/services
+// (docs/reference/kubernetes-build.md §6).
 var kubeProxyDebs = []string{
 	"iptables", "libip4tc2", "libip6tc2", "libxtables12",
 	"libmnl0", "libnetfilter-conntrack3", "libnfnetlink0", "libnftnl11",

@@ -42,7 +42,8 @@ const imagePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 // imageSpecs are the images kubeadm of the release deploys, named and
 // tagged as `kubeadm config images list` prints them with the release's
 // etcd and CoreDNS tags, from the binaries in bin. proxyRootfs is
-// kube-proxy's iptables tree.
+// kube-proxy's iptables tree. Where each binary goes and why:
+// docs/reference/kubernetes-build.md §4.
 func imageSpecs(r Release, bin, proxyRootfs string) []imageSpec {
 	kube := func(name string) imageSpec {
 		p := binDir + "/" + name

@@ -21,7 +21,7 @@ var kubeBuildTags = []string{"selinux", "notest", "grpcnotrace"}
 
 // stagingModules reads the replace block of k8s.io/kubernetes's go.mod:
 // every k8s.io module it takes from ./staging/src, which the module proxy
-// serves as a release of its own.
+// serves as a release of its own (docs/reference/kubernetes-build.md §2).
 func stagingModules(goModPath string) ([]string, error) {
 	f, err := os.Open(goModPath)
 	if err != nil {
@@ -46,7 +46,8 @@ func stagingModules(goModPath string) ([]string, error) {
 }
 
 // kubeVersionLDFlags are the -X settings Kubernetes' hack/lib/version.sh
-// makes, for both packages that carry the version.
+// makes, for both packages that carry the version (§2 of
+// docs/reference/kubernetes-build.md).
 func kubeVersionLDFlags(r Release, buildDate string) string {
 	vars := [][2]string{
 		{"gitVersion", "v" + r.Kubernetes},
