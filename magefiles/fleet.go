@@ -20,8 +20,8 @@ import (
 // Dev holds targets for working on cargoship locally.
 type Dev mg.Namespace
 
-// FleetUp brings up a test fleet of container hosts and writes its inventory. Flags: -control=1 -worker=2 -infra=0 -fleet=dev -image=extra|base -timeout=5m -backend=container.
-func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *string, image *string, timeout *time.Duration, backend *string) error {
+// FleetUp brings up a test fleet of container hosts and writes its inventory. Flags: -control=1 -worker=2 -infra=0 -fleet=dev -image=extra|base -timeout=5m -backend=container -noderuntime (hosts that run containerd and a real kubelet).
+func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *string, image *string, timeout *time.Duration, backend *string, nodeRuntime *bool) error {
 	fleetLogging()
 	spec := testfleet.Spec{
 		Name:    fleetOr(fleet, "dev"),
@@ -33,12 +33,19 @@ func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *stri
 	if timeout != nil {
 		spec.Timeout = *timeout
 	}
+	if nodeRuntime != nil {
+		spec.NodeRuntime = *nodeRuntime
+	}
 	p, err := testfleet.Backend(fleetOr(backend, ""))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "Bringing up fleet %s: %d controller, %d worker, %d infra host(s), image %s\n",
-		spec.Name, spec.Control, spec.Worker, spec.Infra, spec.Image)
+	node := ""
+	if spec.NodeRuntime {
+		node = ", node runtime (containerd and kubelet can run)"
+	}
+	fmt.Fprintf(os.Stderr, "Bringing up fleet %s: %d controller, %d worker, %d infra host(s), image %s%s\n",
+		spec.Name, spec.Control, spec.Worker, spec.Infra, spec.Image, node)
 	f, err := p.Up(ctx, spec)
 	if f != nil {
 		if lerr := fleetPrint(ctx, p, f.Name); lerr != nil && err == nil {

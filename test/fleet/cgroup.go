@@ -23,19 +23,32 @@ import (
 // itself into <hierarchy>/cargoship-fleet/<netns>/ before starting nspawn.
 const cgroupParent = "cargoship-fleet"
 
-// cgroupRoots returns the mount points of the hierarchies nspawn and the
-// hosts' systemd track processes in: the cgroup2 one, and the v1
-// name=systemd one on a hybrid machine like this one.
-func cgroupRoots() []string {
+// hierarchy is one mounted cgroup hierarchy.
+type hierarchy struct {
+	point string // mount point
+	root  string // the part of the hierarchy mounted there
+	// opts are the super options: a v1 hierarchy's controllers
+	// ("memory", "cpu,cpuacct", "name=systemd") are among them.
+	opts string
+	v2   bool
+}
+
+// tracking reports whether nspawn and the hosts' systemd track processes
+// in h: the cgroup2 hierarchy, and v1 name=systemd on a hybrid machine like
+// this one. Every host has a cgroup of its own in these.
+func (h hierarchy) tracking() bool { return h.v2 || hasOption(h.opts, "name=systemd") }
+
+// hierarchies returns every mounted cgroup hierarchy, by mount point.
+func hierarchies() []hierarchy {
 	ms, _ := readMounts()
-	var roots []string
+	var out []hierarchy
 	for _, m := range ms {
-		if m.FSType == "cgroup2" || (m.FSType == "cgroup" && hasOption(m.Options, "name=systemd")) {
-			roots = append(roots, m.Point)
+		if m.FSType == "cgroup2" || m.FSType == "cgroup" {
+			out = append(out, hierarchy{point: m.Point, root: m.Root, opts: m.Options, v2: m.FSType == "cgroup2"})
 		}
 	}
-	sort.Strings(roots)
-	return roots
+	sort.Slice(out, func(i, j int) bool { return out[i].point < out[j].point })
+	return out
 }
 
 func hasOption(opts, want string) bool {
@@ -47,13 +60,71 @@ func hasOption(opts, want string) bool {
 	return false
 }
 
+// hostCgroupDir is where a host's cgroup goes in h, "" for none. In the
+// tracking hierarchies it is <mount>/cargoship-fleet/<netns>. In the v1
+// controller hierarchies, which only a NodeRuntime host joins, it is under
+// the cgroup this process runs in there: whatever started it (a CI runner,
+// a session's supervisor) accounts and limits what it starts in those, and
+// a host stays inside that, as it does when it does not join them at all.
+func hostCgroupDir(h hierarchy, netns string, node bool) string {
+	switch {
+	case h.tracking():
+		return filepath.Join(h.point, cgroupParent, netns)
+	case node && !h.v2:
+		// PowerOn from another process keeps the host where it was.
+		if found := findCgroupsIn(h, netns); len(found) > 0 {
+			return found[0]
+		}
+		return filepath.Join(ownCgroupDir(h), cgroupParent, netns)
+	}
+	return ""
+}
+
+// ownCgroupDir is the directory of this process's cgroup in a v1
+// hierarchy.
+func ownCgroupDir(h hierarchy) string {
+	b, _ := os.ReadFile("/proc/self/cgroup")
+	return cgroupDirIn(h, string(b))
+}
+
+// cgroupDirIn finds, in /proc/<pid>/cgroup's content, the process's cgroup
+// in v1 hierarchy h and maps it through the mount's root; the mount point
+// when that cgroup is not visible through the mount.
+func cgroupDirIn(h hierarchy, procCgroup string) string {
+	for _, line := range strings.Split(procCgroup, "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || f[1] == "" {
+			continue
+		}
+		mine := true
+		for _, c := range strings.Split(f[1], ",") {
+			mine = mine && hasOption(h.opts, c)
+		}
+		if !mine {
+			continue
+		}
+		rel, ok := strings.CutPrefix(f[2], strings.TrimSuffix(h.root, "/"))
+		if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
+			return h.point
+		}
+		return filepath.Join(h.point, rel)
+	}
+	return h.point
+}
+
 // createHostCgroups makes a host's cgroups and returns their cgroup.procs
-// files, for the supervisor loop to move itself into.
-func createHostCgroups(host, netns string) ([]string, error) {
+// files, for the supervisor loop to move itself into: in the tracking
+// hierarchies, and with node (Spec.NodeRuntime) in every v1 hierarchy too,
+// so that the cgroup namespace nspawn gives the host is rooted at the
+// host's own cgroup in each of them (see noderuntime.go).
+func createHostCgroups(host, netns string, node bool) ([]string, error) {
 	var procs []string
-	for _, root := range cgroupRoots() {
-		dir := filepath.Join(root, cgroupParent, netns)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	for _, h := range hierarchies() {
+		dir := hostCgroupDir(h, netns, node)
+		if dir == "" {
+			continue
+		}
+		if err := mkdirCgroup(h, dir); err != nil {
 			return nil, fmt.Errorf("%s: cgroup: %w", host, err)
 		}
 		procs = append(procs, filepath.Join(dir, "cgroup.procs"))
@@ -64,15 +135,75 @@ func createHostCgroups(host, netns string) ([]string, error) {
 	return procs, nil
 }
 
-// fleetCgroups lists the per-host cgroup dirs of a fleet, in every hierarchy.
-func fleetCgroups(fleet string) []string {
+// mkdirCgroup makes dir and its missing parents. A new v1 cpuset cgroup
+// starts with no CPUs and no memory nodes, and joining it fails with
+// ENOSPC, so each new level gets its parent's.
+func mkdirCgroup(h hierarchy, dir string) error {
+	if fileExists(dir) {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != h.point && !strings.HasPrefix(parent, h.point+"/") {
+		return fmt.Errorf("%s is outside the hierarchy at %s", dir, h.point)
+	}
+	if err := mkdirCgroup(h, parent); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if h.v2 || !hasOption(h.opts, "cpuset") {
+		return nil
+	}
+	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+		b, err := os.ReadFile(filepath.Join(parent, f))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(dir, f), err)
+		}
+	}
+	return nil
+}
+
+// findDepth bounds the search for cargoship-fleet dirs below a mount
+// point: the v1 ones sit under the cgroup of whatever started the fleet.
+const findDepth = 6
+
+// findCgroups lists the host cgroups whose names match pattern (a glob of
+// netns names), in every hierarchy, wherever their cargoship-fleet parent
+// is: Down and the leftovers check find them by name, not from the state.
+func findCgroups(pattern string) []string {
 	var out []string
-	for _, root := range cgroupRoots() {
-		ds, _ := filepath.Glob(filepath.Join(root, cgroupParent, netnsPrefix(fleet)+"*"))
-		out = append(out, ds...)
+	for _, h := range hierarchies() {
+		out = append(out, findCgroupsIn(h, pattern)...)
 	}
 	return out
 }
+
+// findCgroupsIn is findCgroups in one hierarchy.
+func findCgroupsIn(h hierarchy, pattern string) []string {
+	var out []string
+	_ = filepath.WalkDir(h.point, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if d.Name() == cgroupParent {
+			ds, _ := filepath.Glob(filepath.Join(p, pattern))
+			out = append(out, ds...)
+			return filepath.SkipDir
+		}
+		if strings.Count(strings.TrimPrefix(p, h.point), "/") >= findDepth {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+// fleetCgroups lists the per-host cgroup dirs of a fleet, in every hierarchy.
+func fleetCgroups(fleet string) []string { return findCgroups(netnsPrefix(fleet) + "*") }
 
 // cgroupPids returns every process in a cgroup tree.
 func cgroupPids(dir string) []int {
@@ -114,7 +245,8 @@ func killCgroups(fleet string) {
 // the cargoship-fleet parent once no fleet uses it.
 func removeCgroups(fleet string) error {
 	var errs []error
-	for _, dir := range fleetCgroups(fleet) {
+	found := fleetCgroups(fleet)
+	for _, dir := range found {
 		var dirs []string
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
@@ -140,8 +272,17 @@ func removeCgroups(fleet string) error {
 			}
 		}
 	}
-	for _, root := range cgroupRoots() {
-		_ = os.Remove(filepath.Join(root, cgroupParent)) // only if empty
+	parents := map[string]bool{}
+	for _, dir := range found {
+		parents[filepath.Dir(dir)] = true
+	}
+	for _, h := range hierarchies() {
+		if h.tracking() {
+			parents[filepath.Join(h.point, cgroupParent)] = true
+		}
+	}
+	for p := range parents {
+		_ = os.Remove(p) // only if empty: other fleets may use it
 	}
 	return errors.Join(errs...)
 }

@@ -63,6 +63,11 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 	if spec.Image != ImageBase && spec.Image != ImageExtra {
 		return nil, fmt.Errorf("fleet %q: unknown image %q (want %q or %q)", spec.Name, spec.Image, ImageBase, ImageExtra)
 	}
+	if spec.NodeRuntime {
+		if err := nodeRuntimeCheck(c.opts.StateDir); err != nil {
+			return nil, fmt.Errorf("fleet %q: %w", spec.Name, err)
+		}
+	}
 	lock, err := c.lockFleet(ctx, spec.Name)
 	if err != nil {
 		return nil, err
@@ -156,6 +161,7 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 	st := &fleetState{
 		Name: spec.Name, Backend: backendContainer, Image: spec.Image, Lowers: lowers,
 		Bridge: bridgeName(spec.Name), SudoPassword: password, Created: time.Now().UTC(),
+		NodeRuntime: spec.NodeRuntime,
 	}
 	if err := c.createNetwork(ctx, spec, dir, st, pubKeys); err != nil {
 		return nil, nil, err
@@ -185,7 +191,7 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 					return err
 				}
 			}
-			_, err := startHost(paths[h.Name], netnsName(spec.Name, h.Name), h)
+			_, err := startHost(paths[h.Name], netnsName(spec.Name, h.Name), h, st.NodeRuntime)
 			return err
 		})
 	}

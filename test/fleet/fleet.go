@@ -56,6 +56,15 @@ type Spec struct {
 	// Timeout bounds the wait for every host to be ready; DefaultTimeout
 	// when zero. Building the rootfs the first time is not counted.
 	Timeout time.Duration
+	// NodeRuntime makes every host able to run containerd, runc and a
+	// real kubelet, as kind's node image does (container backend): each
+	// host joins a cgroup of its own in every v1 hierarchy and sees them
+	// writable inside its cgroup namespace, has all capabilities, no
+	// seccomp filter, /dev/kmsg, a writable /proc/sys, a shared /, and
+	// /var/lib/containerd and /var/lib/kubelet on this machine's
+	// filesystem. Such a host is privileged: it can change this machine's
+	// global sysctls. See docs/fleet.md and docs/reference/nested-kubelet.md.
+	NodeRuntime bool
 }
 
 // Host is one machine of a fleet.
@@ -85,6 +94,8 @@ type Fleet struct {
 	Subnet  string // e.g. 10.78.12.0/24
 	Gateway string // the bridge's address on the subnet
 	Bridge  string // host-side bridge name
+
+	NodeRuntime bool // the hosts were brought up with Spec.NodeRuntime
 
 	ssh sshClientCache
 }

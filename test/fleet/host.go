@@ -20,6 +20,7 @@ type hostPaths struct {
 	merged  string // the host's root filesystem
 	console string // nspawn's output: the boot log, then the console
 	pid     string // the supervisor loop's pid
+	node    string // NodeRuntime: /var/lib/containerd and /var/lib/kubelet
 }
 
 func pathsFor(fleetDir, host string) hostPaths {
@@ -27,7 +28,7 @@ func pathsFor(fleetDir, host string) hostPaths {
 	return hostPaths{
 		root: r, upper: filepath.Join(r, "upper"), work: filepath.Join(r, "work"),
 		merged: filepath.Join(r, "merged"), console: filepath.Join(r, "console.log"),
-		pid: filepath.Join(r, "pid"),
+		pid: filepath.Join(r, "pid"), node: filepath.Join(r, nodeDir),
 	}
 }
 
@@ -91,6 +92,11 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 			if err := os.Lchown(f, u.uid, u.gid); err != nil {
 				return "", fmt.Errorf("%s: %w", h.Name, err)
 			}
+		}
+	}
+	if st.NodeRuntime {
+		if err := prepareNode(p, h); err != nil {
+			return "", err
 		}
 	}
 	entry, err := setSudoPassword(ctx, m, st.SudoPassword, shadowEntry)
@@ -220,9 +226,9 @@ func nspawnArgs(p hostPaths, netns string, h Host) []string {
 }
 
 // startHost starts a host's supervisor loop detached (own session, output
-// to the console log) and records its pid.
-func startHost(p hostPaths, netns string, h Host) (int, error) {
-	cgroups, err := createHostCgroups(h.Name, netns)
+// to the console log) and records its pid. node is Spec.NodeRuntime.
+func startHost(p hostPaths, netns string, h Host, node bool) (int, error) {
+	cgroups, err := createHostCgroups(h.Name, netns, node)
 	if err != nil {
 		return 0, err
 	}
@@ -231,10 +237,8 @@ func startHost(p hostPaths, netns string, h Host) (int, error) {
 		return 0, fmt.Errorf("%s: %w", h.Name, err)
 	}
 	defer console.Close()
-	args := append([]string{"-c", supervisorLoop, "cargoship-fleet-host", "systemd-nspawn"}, nspawnArgs(p, netns, h)...)
-	cmd := exec.Command("/bin/sh", args...)
-	cmd.Stdout, cmd.Stderr = console, console // stdin: /dev/null
-	cmd.Env = []string{
+	nargs := nspawnArgs(p, netns, h)
+	env := []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
 		// A pure cgroup2 tree in the host, as a bookworm VM has, rather
 		// than this machine's v1 hybrid layout. The controllers stay
@@ -242,6 +246,13 @@ func startHost(p hostPaths, netns string, h Host) (int, error) {
 		"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1",
 		"CARGOSHIP_FLEET_CGROUPS=" + strings.Join(cgroups, " "),
 	}
+	if node {
+		nargs, env = nodeNspawn(p, nargs, env)
+	}
+	args := append([]string{"-c", supervisorLoop, "cargoship-fleet-host", "systemd-nspawn"}, nargs...)
+	cmd := exec.Command("/bin/sh", args...)
+	cmd.Stdout, cmd.Stderr = console, console // stdin: /dev/null
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("%s: start systemd-nspawn: %w", h.Name, err)

@@ -16,6 +16,8 @@ const (
 	memBaseMiB    = 64
 	memExtraMiB   = 128 // firewalld/fapolicyd may be started on these
 	memReserveMiB = 512 // left for this machine itself
+	// containerd, kubelet and a few pods on a NodeRuntime host
+	memNodeMiB = 512
 )
 
 func memPerHostMiB(image string) int {
@@ -49,6 +51,9 @@ func memAvailableMiB() (int, error) {
 // checkMemory refuses a fleet that will not fit in availMiB.
 func checkMemory(spec Spec, hosts, availMiB int) error {
 	per := memPerHostMiB(spec.Image)
+	if spec.NodeRuntime {
+		per += memNodeMiB
+	}
 	need := hosts*per + memReserveMiB
 	if need > availMiB {
 		return fmt.Errorf("fleet %q will not fit: %d host(s) at ~%d MiB each (image %q) plus %d MiB reserve need %d MiB, but MemAvailable is %d MiB; ask for fewer hosts or image %q",

@@ -15,6 +15,7 @@ import (
 
 // mountInfo is one line of /proc/self/mountinfo, reduced to what we use.
 type mountInfo struct {
+	Root    string // the part of the filesystem mounted there ("/" for all of it)
 	Point   string // mount point
 	FSType  string
 	Options string // super options; for overlay they name lowerdir/upperdir
@@ -43,6 +44,7 @@ func readMounts() ([]mountInfo, error) {
 			continue
 		}
 		out = append(out, mountInfo{
+			Root:    unescapeMount(fields[3]),
 			Point:   unescapeMount(fields[4]),
 			FSType:  fields[sep+1],
 			Options: unescapeMount(fields[sep+3]),

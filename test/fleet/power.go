@@ -45,8 +45,7 @@ func (c *Container) PowerOff(ctx context.Context, fleet, host string) error {
 		_ = syscall.Kill(loop, syscall.SIGKILL)
 		pids = append(pids, loop)
 	}
-	for _, root := range cgroupRoots() {
-		dir := filepath.Join(root, cgroupParent, netns)
+	for _, dir := range findCgroups(netns) {
 		got := cgroupPids(dir)
 		pids = append(pids, got...)
 		if os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) != nil {
@@ -82,8 +81,8 @@ func (c *Container) PowerOn(ctx context.Context, fleet, host string) error {
 		return fmt.Errorf("%s: its disk (%s) is not mounted: the fleet was taken down, not one host", h.Name, p.merged)
 	}
 	netns := netnsName(f.Name, h.Name)
-	for _, root := range cgroupRoots() {
-		if err := removeCgroupChildren(filepath.Join(root, cgroupParent, netns)); err != nil {
+	for _, dir := range findCgroups(netns) {
+		if err := removeCgroupChildren(dir); err != nil {
 			return fmt.Errorf("%s: %w", h.Name, err)
 		}
 	}
@@ -91,7 +90,7 @@ func (c *Container) PowerOn(ctx context.Context, fleet, host string) error {
 		return fmt.Errorf("%s: link up: %w", h.Name, err)
 	}
 	start := time.Now()
-	pid, err := startHost(p, netns, h)
+	pid, err := startHost(p, netns, h, f.NodeRuntime)
 	if err != nil {
 		return err
 	}

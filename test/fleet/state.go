@@ -31,6 +31,8 @@ type fleetState struct {
 	SudoPassword string    `json:"sudoPassword"`
 	Created      time.Time `json:"created"`
 	Hosts        []Host    `json:"hosts"`
+	// Left out when false, so a plain fleet's state reads as before.
+	NodeRuntime bool `json:"nodeRuntime,omitempty"`
 }
 
 func writeState(dir string, st *fleetState) error {
@@ -69,5 +71,6 @@ func fleetFromState(dir string, st *fleetState) *Fleet {
 		Subnet:         subnetCIDR(st.Octet),
 		Gateway:        gatewayAddr(st.Octet),
 		Bridge:         st.Bridge,
+		NodeRuntime:    st.NodeRuntime,
 	}
 }
