@@ -60,10 +60,11 @@ type Spec struct {
 	// real kubelet, as kind's node image does (container backend): each
 	// host joins a cgroup of its own in every v1 hierarchy and sees them
 	// writable inside its cgroup namespace, has all capabilities, no
-	// seccomp filter, /dev/kmsg, a writable /proc/sys, a shared /, and
-	// /var/lib/containerd and /var/lib/kubelet on this machine's
-	// filesystem. Such a host is privileged: it can change this machine's
-	// global sysctls. See docs/fleet.md and docs/reference/nested-kubelet.md.
+	// seccomp filter, /dev/kmsg, a shared /, host-local copies of the
+	// machine-wide sysctls kubelet sets, and /var/lib/containerd and
+	// /var/lib/kubelet on this machine's filesystem. Such a host is
+	// privileged, as a kind node is. See docs/fleet.md and
+	// docs/reference/nested-kubelet.md.
 	NodeRuntime bool
 }
 

@@ -26,7 +26,7 @@ func TestNodeRuntimeKubelet_Root(t *testing.T) {
 	kubelet := kubeletBinary(t, c)
 	debs := nodeDebs(t, c)
 	image := probeImage(t)
-	restoreKubeletSysctls(t) // after Down: cleanups run last-registered first
+	assertSysctlsKept(t) // after Down: cleanups run last-registered first
 	f := upForTest(t, c, Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase, NodeRuntime: true})
 	drivers := map[string]string{"kc0": "systemd", "kw0": "cgroupfs"}
 	for _, h := range f.Hosts {
@@ -38,6 +38,9 @@ func TestNodeRuntimeKubelet_Root(t *testing.T) {
 				"cat > /etc/kubernetes/manifests/probe.yaml <<'EOF'\n"+probePod+"EOF\n"+
 				"systemd-run --unit=kubelet /usr/local/bin/kubelet --config=/var/lib/kubelet/config.yaml")
 			pod := waitPodRunning(t, f, h)
+			if got := run(t, f, h.Name, UserRoot, "cat /proc/sys/vm/overcommit_memory /proc/sys/kernel/panic_on_oops"); got != "1\n1" {
+				t.Errorf("%s: kubelet's sysctls in the host: %q, want 1 and 1", h.Name, got)
+			}
 			mem := hostCgroup(t, name, h.Name, "memory")
 			dir := podCgroup(t, mem, pod.uid)
 			if got := readTrim(t, filepath.Join(dir, "memory.limit_in_bytes")); got != "67108864" {
@@ -185,15 +188,15 @@ func podCgroup(t *testing.T, hostDir, uid string) string {
 }
 
 // kubeletSysctls are the machine-wide sysctls a kubelet sets at start
-// (protectKernelDefaults: false): a NodeRuntime host's /proc/sys is this
-// machine's.
+// (protectKernelDefaults: false); a NodeRuntime host has copies of its own.
 var kubeletSysctls = []string{
 	"vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
 	"kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes",
 }
 
-// restoreKubeletSysctls puts this machine's values back when the test ends.
-func restoreKubeletSysctls(t *testing.T) {
+// assertSysctlsKept checks, when the test ends, that no kubelet changed
+// this machine's values, and puts back any that did.
+func assertSysctlsKept(t *testing.T) {
 	t.Helper()
 	saved := map[string]string{}
 	for _, k := range kubeletSysctls {
@@ -201,8 +204,11 @@ func restoreKubeletSysctls(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for k, v := range saved {
-			if err := os.WriteFile("/proc/sys/"+k, []byte(v), 0o644); err != nil {
-				t.Errorf("restore %s=%s: %v", k, v, err)
+			if now := readTrim(t, "/proc/sys/"+k); now != v {
+				t.Errorf("this machine's %s went from %s to %s", k, v, now)
+				if err := os.WriteFile("/proc/sys/"+k, []byte(v), 0o644); err != nil {
+					t.Errorf("restore %s=%s: %v", k, v, err)
+				}
 			}
 		}
 	})

@@ -15,21 +15,26 @@ import (
 // docs/reference/nested-kubelet.md. In short:
 //
 //   - The supervisor joins a cgroup of its own in every v1 hierarchy
-//     (createHostCgroups), nspawn runs the host in legacy cgroup mode and
-//     in a cgroup namespace, so each controller the host mounts is rooted
-//     at the host's own cgroup: runc's and kubelet's cgroups land below it,
+//     (createHostCgroups), and nspawn runs the host in this machine's
+//     hybrid layout (v1 controllers, cgroup2 for systemd's tracking) and
+//     in a cgroup namespace, so each hierarchy the host mounts is rooted at
+//     the host's own cgroup: runc's and kubelet's cgroups land below it,
 //     and Down removes them with it.
-//   - nspawn mounts those controllers read-only, leaves /proc/sys
-//     read-only and / private; nodeInit, run as PID 1 before systemd,
-//     remounts them writable and makes / shared.
+//   - nspawn mounts the controllers read-only and leaves / private;
+//     nodeInit, run as PID 1 before systemd, remounts them writable, gives
+//     kubelet the six machine-wide sysctls it insists on as files of the
+//     host's own, and makes / shared.
 //   - All capabilities and no seccomp filter (runc needs keyctl, mount,
-//     pivot_root and more), and /dev/kmsg for kubelet's OOM watcher.
+//     pivot_root and more), and /dev/kmsg (read-only) for kubelet's OOM
+//     watcher, kept out of the host's journal.
 //   - /var/lib/containerd and /var/lib/kubelet are directories on this
 //     machine's filesystem: containerd's overlayfs snapshotter cannot use
 //     an overlayfs (the host's root) as its upper layer.
 const (
 	nodeInitPath = "usr/local/sbin/cargoship-node-init"
 	nodeDir      = "node" // hosts/<host>/node: the bind-mounted state
+	// a journald drop-in: ReadKMsg=no
+	journaldNoKmsgPath = "etc/systemd/journald.conf.d/cargoship-node.conf"
 )
 
 // nodeBinds are the host directories kept on this machine's filesystem.
@@ -50,9 +55,24 @@ done </proc/self/mountinfo)
 for p in $points; do
 	mount -o remount,bind,rw,nosuid,nodev,noexec "$p"
 done
-# kubelet sets vm.overcommit_memory, kernel.panic and kernel.keys.* at
-# start and fails if it cannot. They are the machine's, not namespaced.
-mount -o remount,bind,rw,nosuid,nodev,noexec /proc/sys
+# kubelet sets six sysctls at start and fails if it cannot, but they are
+# the machine's, not namespaced (kernel.panic_on_oops=1 would reach every
+# process on it). Each gets a file of the host's own, bound over it and
+# holding kubelet's value: kubelet finds what it wants, and a write lands
+# in the file. The rest of /proc/sys stays as nspawn made it.
+mkdir -p /run/cargoship-node/sysctl
+while read -r key value; do
+	f=/run/cargoship-node/sysctl/$(echo "$key" | tr / .)
+	echo "$value" >"$f"
+	mount --bind "$f" "/proc/sys/$key"
+done <<EOF
+vm/overcommit_memory 1
+vm/panic_on_oom 0
+kernel/panic 10
+kernel/panic_on_oops 1
+kernel/keys/root_maxkeys 1000000
+kernel/keys/root_maxbytes 25000000
+EOF
 # kubelet's volumes and mountPropagation need shared mounts. Nothing leaks
 # out: nspawn made the machine's side of this namespace a slave.
 mount --make-rshared /
@@ -62,7 +82,7 @@ exec /lib/systemd/systemd "$@"
 // nodeNspawn turns a host's nspawn command line and environment into the
 // NodeRuntime one: nodeInit instead of --boot's own pick of init (the
 // kill signal --boot would imply is given), all capabilities, /dev/kmsg,
-// the state binds, legacy cgroups and no seccomp filter.
+// the state binds, the hybrid cgroup layout and no seccomp filter.
 func nodeNspawn(p hostPaths, args, env []string) ([]string, []string) {
 	var out []string
 	for _, a := range args {
@@ -70,7 +90,8 @@ func nodeNspawn(p hostPaths, args, env []string) ([]string, []string) {
 			out = append(out, a)
 		}
 	}
-	out = append(out, "--capability=all", "--kill-signal=SIGRTMIN+3", "--bind=/dev/kmsg")
+	// read-only: kubelet reads this machine's kernel log, nothing writes it
+	out = append(out, "--capability=all", "--kill-signal=SIGRTMIN+3", "--bind-ro=/dev/kmsg")
 	for _, b := range nodeBinds {
 		out = append(out, "--bind="+filepath.Join(p.node, filepath.Base(b))+":"+b)
 	}
@@ -125,6 +146,10 @@ func prepareNode(p hostPaths, h Host) error {
 		}
 	}
 	if err := writeFileMode(filepath.Join(p.merged, nodeInitPath), nodeInit, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", h.Name, err)
+	}
+	// /dev/kmsg is this machine's kernel log: kept out of the host's journal
+	if err := writeFileMode(filepath.Join(p.merged, journaldNoKmsgPath), "[Journal]\nReadKMsg=no\n", 0o644); err != nil {
 		return fmt.Errorf("%s: %w", h.Name, err)
 	}
 	return nil
