@@ -87,9 +87,17 @@ func (p *ImportImages) Run(ctx context.Context) error {
 		if err != nil || done {
 			return err
 		}
-		// The image store's runtime comes from the package's own packages:
-		// install them now, and make sure it runs.
-		if err := s.InstallPackages(ctx, h, p.Title()); err != nil {
+		// The image store's runtime comes from the package: install its
+		// packages now, and on a host whose engine does not run yet its
+		// staged executables too (the binary route's containerd and ctr
+		// are among them; phase 20 would install them anyway), then make
+		// sure it runs. A running node's staged executables wait for the
+		// phases that swap them in order (upgrade, install staged).
+		install := s.InstallPackages
+		if !h.EngineRunning {
+			install = s.InstallPending
+		}
+		if err := install(ctx, h, p.Title()); err != nil {
 			return err
 		}
 		if _, err := h.Conn.Sudo(ctx, "systemctl start containerd"); err != nil {
