@@ -21,6 +21,10 @@ import (
 func containerdFiles(d *v1alpha1.Distro, cgroupDriver string, reg map[string]any) ([]File, error) {
 	var b strings.Builder
 	b.WriteString("# Written by cargoship for containerd 2.x.\nversion = 3\n")
+	// containerd's own default: a site's (or the distro's) settings go in
+	// drop-ins the package places there, merged over this file
+	// (docs/reference/engines.md 8).
+	b.WriteString("imports = [" + tomlString(containerdDropIns) + "]\n")
 	if pause := sandboxImage(d.Spec.Config.ImageConfig.Images); pause != "" {
 		b.WriteString("\n[plugins.'io.containerd.cri.v1.images'.pinned_images]\n")
 		b.WriteString("  sandbox = " + tomlString(pause) + "\n")
@@ -44,6 +48,9 @@ func containerdFiles(d *v1alpha1.Distro, cgroupDriver string, reg map[string]any
 	}
 	return append(files, hosts...), nil
 }
+
+// containerdDropIns are the files containerd merges over its config.
+const containerdDropIns = "/etc/containerd/conf.d/*.toml"
 
 // The kubelet's cgroup drivers (KubeletConfiguration cgroupDriver).
 const (
