@@ -25,8 +25,8 @@ import (
 //     kubelet the six machine-wide sysctls it insists on as files of the
 //     host's own, and makes / shared.
 //   - All capabilities and no seccomp filter (runc needs keyctl, mount,
-//     pivot_root and more), and /dev/kmsg (read-only) for kubelet's OOM
-//     watcher, kept out of the host's journal.
+//     pivot_root and more), and /dev/kmsg for kubelet's OOM watcher; the
+//     host's journald does not read this machine's kernel log from it.
 //   - /var/lib/containerd and /var/lib/kubelet are directories on this
 //     machine's filesystem: containerd's overlayfs snapshotter cannot use
 //     an overlayfs (the host's root) as its upper layer.
@@ -90,8 +90,7 @@ func nodeNspawn(p hostPaths, args, env []string) ([]string, []string) {
 			out = append(out, a)
 		}
 	}
-	// read-only: kubelet reads this machine's kernel log, nothing writes it
-	out = append(out, "--capability=all", "--kill-signal=SIGRTMIN+3", "--bind-ro=/dev/kmsg")
+	out = append(out, "--capability=all", "--kill-signal=SIGRTMIN+3", "--bind=/dev/kmsg")
 	for _, b := range nodeBinds {
 		out = append(out, "--bind="+filepath.Join(p.node, filepath.Base(b))+":"+b)
 	}

@@ -23,7 +23,7 @@ func TestNodeNspawn(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"--capability=all", "--kill-signal=SIGRTMIN+3", "--bind-ro=/dev/kmsg",
+		"--capability=all", "--kill-signal=SIGRTMIN+3", "--bind=/dev/kmsg",
 		"--bind=/f/hosts/kc0/node/containerd:/var/lib/containerd",
 		"--bind=/f/hosts/kc0/node/kubelet:/var/lib/kubelet",
 	} {
