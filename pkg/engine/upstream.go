@@ -198,11 +198,11 @@ type KubeadmUpgrader interface {
 	// installed before kubeadm upgrade runs.
 	UpgradeFirst() []string
 	// UpgradeApplyCommand upgrades the cluster's control plane to v, on
-	// the first controller.
-	UpgradeApplyCommand(v Version) string
+	// the first controller, skipping the preflight checks named.
+	UpgradeApplyCommand(v Version, ignorePreflight []string) string
 	// UpgradeNodeCommand upgrades another controller's control plane and
 	// any node's kubelet configuration.
-	UpgradeNodeCommand() string
+	UpgradeNodeCommand(ignorePreflight []string) string
 	// RestartKubeletCommand restarts the kubelet on its new binary.
 	RestartKubeletCommand() string
 	// ControlPlaneImagesCommand prints "<manifest> <image>" for each
@@ -224,14 +224,36 @@ func (u *upstream) UpgradeFirst() []string { return []string{"kubeadm"} }
 // Certificates are renewed and etcd upgraded (kubeadm's defaults, written
 // out). The profile's kubelet patch is passed again when the host has it:
 // kubeadm rewrites the kubelet's config from the cluster's.
-func (u *upstream) UpgradeApplyCommand(v Version) string {
-	return withPatches(kubeadmBin, "upgrade", "apply", fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch),
-		"--yes", "--certificate-renewal=true", "--etcd-upgrade=true")
+func (u *upstream) UpgradeApplyCommand(v Version, ignorePreflight []string) string {
+	return withPatches(append([]string{kubeadmBin, "upgrade", "apply", fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch),
+		"--yes", "--certificate-renewal=true", "--etcd-upgrade=true"}, ignoreFlag(ignorePreflight)...)...)
 }
 
 // UpgradeNodeCommand implements KubeadmUpgrader.
-func (u *upstream) UpgradeNodeCommand() string {
-	return withPatches(kubeadmBin, "upgrade", "node", "--certificate-renewal=true", "--etcd-upgrade=true")
+func (u *upstream) UpgradeNodeCommand(ignorePreflight []string) string {
+	return withPatches(append([]string{kubeadmBin, "upgrade", "node", "--certificate-renewal=true", "--etcd-upgrade=true"},
+		ignoreFlag(ignorePreflight)...)...)
+}
+
+// ignoreFlag is kubeadm's --ignore-preflight-errors for a list of checks.
+func ignoreFlag(checks []string) []string {
+	if len(checks) == 0 {
+		return nil
+	}
+	return []string{"--ignore-preflight-errors=" + strings.Join(checks, ",")}
+}
+
+// KubeadmIgnoredPreflight are the preflight checks the config's
+// Init/JoinConfiguration nodeRegistration.ignorePreflightErrors name, for
+// the upgrade: kubeadm upgrade runs its preflight again (SystemVerification
+// among them) and reads no InitConfiguration, so a check a site had to skip
+// at init would otherwise stop every upgrade.
+func KubeadmIgnoredPreflight(cfg map[string]any) []string {
+	var checks []string
+	for _, doc := range []string{"initConfiguration", "joinConfiguration"} {
+		checks = append(checks, stringList(mapAt(mapAt(cfg, doc), "nodeRegistration")["ignorePreflightErrors"])...)
+	}
+	return sortedUnique(checks)
 }
 
 // withPatches runs argv with --patches when the kubeadm patch directory

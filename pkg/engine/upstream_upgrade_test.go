@@ -28,10 +28,17 @@ func TestKubeadmUpgradeCommands(t *testing.T) {
 	assert.Equal(t, []string{"kubeadm"}, u.UpgradeFirst())
 	assert.Equal(t, "if [ -d /etc/cargoship/kubeadm-patches ]; then "+
 		"/usr/bin/kubeadm upgrade apply v1.35.3 --yes --certificate-renewal=true --etcd-upgrade=true --patches /etc/cargoship/kubeadm-patches; "+
-		"else /usr/bin/kubeadm upgrade apply v1.35.3 --yes --certificate-renewal=true --etcd-upgrade=true; fi", u.UpgradeApplyCommand(v))
+		"else /usr/bin/kubeadm upgrade apply v1.35.3 --yes --certificate-renewal=true --etcd-upgrade=true; fi", u.UpgradeApplyCommand(v, nil))
 	assert.Equal(t, "if [ -d /etc/cargoship/kubeadm-patches ]; then "+
 		"/usr/bin/kubeadm upgrade node --certificate-renewal=true --etcd-upgrade=true --patches /etc/cargoship/kubeadm-patches; "+
-		"else /usr/bin/kubeadm upgrade node --certificate-renewal=true --etcd-upgrade=true; fi", u.UpgradeNodeCommand())
+		"else /usr/bin/kubeadm upgrade node --certificate-renewal=true --etcd-upgrade=true; fi", u.UpgradeNodeCommand(nil))
+	assert.Equal(t, "if [ -d /etc/cargoship/kubeadm-patches ]; then "+
+		"/usr/bin/kubeadm upgrade node --certificate-renewal=true --etcd-upgrade=true --ignore-preflight-errors=Swap,SystemVerification --patches /etc/cargoship/kubeadm-patches; "+
+		"else /usr/bin/kubeadm upgrade node --certificate-renewal=true --etcd-upgrade=true --ignore-preflight-errors=Swap,SystemVerification; fi",
+		u.UpgradeNodeCommand(KubeadmIgnoredPreflight(map[string]any{
+			"initConfiguration": map[string]any{"nodeRegistration": map[string]any{"ignorePreflightErrors": []any{"SystemVerification"}}},
+			"joinConfiguration": map[string]any{"nodeRegistration": map[string]any{"ignorePreflightErrors": []any{"Swap", "SystemVerification"}}},
+		})), "the checks the config skips at init and join are skipped at upgrade")
 	assert.Equal(t, "systemctl restart kubelet", u.RestartKubeletCommand())
 }
 

@@ -27,9 +27,10 @@ func (s *Fleet) UpgradeKubeadm(ctx context.Context, h *Host, apply bool, phaseTi
 	if err := s.InstallUpgrade(ctx, h, phaseTitle, u.UpgradeFirst()); err != nil {
 		return fmt.Errorf("installing the new kubeadm: %w", err)
 	}
-	cmd, what := u.UpgradeNodeCommand(), "kubeadm upgrade node"
+	ignore := engine.KubeadmIgnoredPreflight(engine.HostConfig(s.Cluster, s.Distro, h.Spec))
+	cmd, what := u.UpgradeNodeCommand(ignore), "kubeadm upgrade node"
 	if apply {
-		cmd, what = u.UpgradeApplyCommand(want), "kubeadm upgrade apply "+kubeadmTag(want)
+		cmd, what = u.UpgradeApplyCommand(want, ignore), "kubeadm upgrade apply "+kubeadmTag(want)
 	}
 	if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
