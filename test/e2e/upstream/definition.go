@@ -33,6 +33,9 @@ type definitionInput struct {
 //     the cgroup controllers it is given (containerd's SystemdCgroup follows);
 //   - kube-proxy leaves conntrack's global sysctls alone (read-only in a
 //     container), as kind does;
+//   - the kubelet gives pods a resolv.conf of the package's (resolvConf):
+//     the host's names a loopback address, and CoreDNS forwarding to it
+//     would loop;
 //   - SystemVerification is not a preflight error: kubeadm reads the
 //     kernel's config, which a container cannot see.
 var definition = template.Must(template.New("distro.yaml").Parse(`kind: ZarfDistro
@@ -66,6 +69,7 @@ spec:
           failCgroupV1: false
           cgroupDriver: cgroupfs
           failSwapOn: false
+          resolvConf: /etc/cargoship-e2e/resolv.conf
           imageGCHighThresholdPercent: 100
           evictionHard:
             nodefs.available: "0%"
@@ -96,7 +100,8 @@ spec:
       - source: files/{{.Manifest}}
         target: /etc/cargoship/manifests/{{.Manifest}}
     imageConfig:
-      compression: zstd
+      # gzip: a fleet host has gzip and no zstd, and ctr reads a plain tar only.
+      compression: gz
       images:
 {{- range .Images}}
         - {{.}}

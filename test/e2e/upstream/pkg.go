@@ -42,7 +42,14 @@ var unitTargets = map[string]string{
 	"kubelet.service":    "/etc/systemd/system/kubelet.service",
 	"10-kubeadm.conf":    "/etc/systemd/system/kubelet.service.d/10-kubeadm.conf",
 	"containerd.service": "/etc/systemd/system/containerd.service",
+	// A drop-in over cargoship's containerd config (docs/e2e.md, "The
+	// upstream walk").
+	"10-cargoship-fleet.toml": "/etc/containerd/conf.d/10-cargoship-fleet.toml",
+	"resolv.conf":             resolvConf,
 }
+
+// resolvConf is the kubelet's resolvConf (definition.go).
+const resolvConf = "/etc/cargoship-e2e/resolv.conf"
 
 // buildPackage creates the walk's package for a release with cargoship's
 // own create: binaries and images from test/k8s, the pod network and the
