@@ -5,8 +5,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/engine"
+	"github.com/colonel-byte/cargoship/pkg/retry"
+)
+
+// How often kubeadm upgrade node is tried, and the pause between tries.
+const (
+	upgradeNodeAttempts = 6
+	upgradeNodeWait     = 15 * time.Second
 )
 
 // UpgradeKubeadm upgrades one kubeadm node in kubeadm's order
@@ -32,7 +40,24 @@ func (s *Fleet) UpgradeKubeadm(ctx context.Context, h *Host, apply bool, phaseTi
 	if apply {
 		cmd, what = u.UpgradeApplyCommand(want, ignore), "kubeadm upgrade apply "+kubeadmTag(want)
 	}
-	if _, err := h.Conn.Sudo(ctx, cmd); err != nil {
+	// kubeadm upgrade node reads the cluster's kubeadm-config with the
+	// node's own credentials, and right after the first controller's
+	// upgrade the API server can refuse them for a while (seen on real
+	// Kubernetes: "configmaps \"kubeadm-config\" is forbidden" for
+	// system:node:NAME, then fine a minute later). It changes nothing
+	// before it succeeds, so it is tried again; apply is not.
+	attempts := 1
+	if !apply {
+		attempts = upgradeNodeAttempts
+	}
+	err = retry.Do(ctx, retry.Policy{Wait: upgradeNodeWait, Attempts: attempts}, func(ctx context.Context) error {
+		_, err := h.Conn.Sudo(ctx, cmd)
+		if err != nil && attempts > 1 {
+			s.Logger().Info("kubeadm upgrade node failed; trying again", "host", h.String(), "err", err)
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: "ran " + what})
