@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,5 +39,5 @@ func TestAnUnknownCgroupDriverIsRefused(t *testing.T) {
 	h := f.cluster.Spec.Hosts[0].Hostname
 	_, err := f.engine.Render(f.input(t, h, h, true))
 	require.Error(t, err)
-	assert.True(t, strings.Contains(err.Error(), "cgroupDriver is cgroupv2"), err.Error())
+	assert.Contains(t, err.Error(), "cgroupDriver is cgroupv2")
 }
