@@ -6,8 +6,9 @@
 # the full walk (apply, converged re-run, join, upgrade, labels, reset, and
 # the three-controller walk) with the test engine as k3s, the same with it
 # as rke2, and the single-controller walk once more
-# on packages built from example/local-k3s instead of the test package
-# (docs/e2e.md). Run it as
+# on packages built from example/local-k3s instead of the test package;
+# then Kubernetes built from source and the upstream walk on it: kubeadm,
+# real kubelets, CoreDNS, a pod network, an upgrade (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
 # keeping PATH so root finds the same go, and the CARGOSHIP_* knobs.
 #
@@ -17,7 +18,7 @@
 # does). The mage targets test:unit, test:endToEndClusterStage and
 # test:endToEndCluster run the tiers unit, stage and full (magefiles/test.go).
 set -euo pipefail
-tiers=(unit fleet helpers faults provider cli stage full full-rke2 package)
+tiers=(unit fleet helpers k8s faults provider cli stage full full-rke2 package upstream)
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
     echo "hack/test.sh: no tier \"$t\"; the tiers: ${tiers[*]} (none: all of them)" >&2
@@ -61,6 +62,15 @@ tier_fleet() {
 tier_helpers() {
   echo "== e2e helpers"
   go test -count=1 -timeout 10m ./test/e2e/e2eutil/...
+}
+
+# Kubernetes built from source (docs/e2e.md, "The upstream walk"): the
+# build's binaries and images, run under containerd, and the suite's pod
+# network. The build is cached under the user cache dir: about 14 minutes
+# per release the first time on two cores, a second from the cache.
+tier_k8s() {
+  echo "== Kubernetes from source and the pod network"
+  go test -count=1 -p 1 -timeout 60m ./test/k8s/...
 }
 
 tier_faults() {
@@ -114,6 +124,20 @@ tier_package() {
   go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
   suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
     CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
+}
+
+# The upstream engine on real Kubernetes: kubeadm, kubelet, containerd and
+# the control plane built from source, on a container fleet whose hosts
+# can run a kubelet (docs/e2e.md, "The upstream walk").
+tier_upstream() {
+  echo "== upstream walk: kubeadm on real Kubernetes"
+  if ! go test -count=1 -timeout 80m -v ./test/e2e/upstream/... >build/e2e-upstream.log 2>&1; then
+    grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)' build/e2e-upstream.log | tail -40
+    echo "the upstream walk failed; the whole log is build/e2e-upstream.log; its last lines:" >&2
+    grep -v 'handler.go' build/e2e-upstream.log | tail -60 >&2
+    return 1
+  fi
+  grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|the workload at|in [0-9.]+s' build/e2e-upstream.log | tail -60
 }
 
 if (($# == 0)); then set -- "${tiers[@]}"; fi

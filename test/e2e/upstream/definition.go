@@ -36,6 +36,9 @@ type definitionInput struct {
 //   - the kubelet gives pods a resolv.conf of the package's (resolvConf):
 //     the host's names a loopback address, and CoreDNS forwarding to it
 //     would loop;
+//   - no etcd or CoreDNS image tag is pinned: the build's are kubeadm's
+//     own for the release, and kubeadm upgrade keeps a pinned tag, which
+//     would leave etcd and CoreDNS at the older release's;
 //   - SystemVerification is not a preflight error: kubeadm reads the
 //     kernel's config, which a container cannot see.
 var definition = template.Must(template.New("distro.yaml").Parse(`kind: ZarfDistro
@@ -54,11 +57,6 @@ spec:
           networking:
             podSubnet: 10.244.0.0/16
             serviceSubnet: 10.96.0.0/12
-          etcd:
-            local:
-              imageTag: "{{.Release.EtcdImageTag}}"
-          dns:
-            imageTag: "{{.Release.CoreDNSImageTag}}"
         initConfiguration:
           nodeRegistration:
             ignorePreflightErrors: [SystemVerification]

@@ -64,6 +64,7 @@ func TestUpstreamWalk(t *testing.T) {
 		assert.Equal(t, []string{"kc0", "kw0"}, order, "the controller first, then the worker, each once")
 		images := w.in.Root(t, "kc0", "grep -h 'image:' /etc/kubernetes/manifests/kube-apiserver.yaml /etc/kubernetes/manifests/kube-controller-manager.yaml /etc/kubernetes/manifests/kube-scheduler.yaml")
 		assert.Equal(t, 3, strings.Count(images, ":v"+newer.Release.Kubernetes), "the control plane's static pods run %s:\n%s", newer.Release.Kubernetes, images)
+		assert.Contains(t, w.in.Root(t, "kc0", "grep -h 'image:' /etc/kubernetes/manifests/etcd.yaml"), "etcd:"+newer.Release.EtcdImageTag, "kubeadm upgraded etcd to the release's")
 		newer.wantCluster(t, w)
 	})
 }
