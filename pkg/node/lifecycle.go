@@ -25,14 +25,8 @@ const (
 // version is set, runs that kubelet version. On timeout it returns the
 // tail of the host's engine journal: the real reason is there.
 func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
-	name := h.NodeName()
-	err := retry.Do(ctx, retry.Policy{Wait: readyPoll, Timeout: readyTimeout}, func(ctx context.Context) error {
-		n, err := s.node(ctx, name)
+	return s.waitNode(ctx, h, "get Ready", func(n *Node) error {
 		switch {
-		case err != nil:
-			return err
-		case n == nil:
-			return errors.New("not registered")
 		case !n.Ready:
 			return errors.New("registered, not Ready")
 		case version != "" && !sameVersion(n.KubeletVersion, version):
@@ -40,16 +34,19 @@ func (s *Fleet) WaitReady(ctx context.Context, h *Host, version string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("node %s did not get Ready in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
-	}
-	return nil
 }
 
 // WaitRegistered waits until h's kubelet has registered its node, Ready
 // or not: a node of an engine whose pod network comes from the package's
 // manifests is NotReady until they are applied (engine.ManifestPodNetwork).
 func (s *Fleet) WaitRegistered(ctx context.Context, h *Host) error {
+	return s.waitNode(ctx, h, "register", func(*Node) error { return nil })
+}
+
+// waitNode polls h's node until it is registered and ok accepts it, for
+// readyTimeout; the error says what it did not do (what) and carries the
+// tail of the engine's journal.
+func (s *Fleet) waitNode(ctx context.Context, h *Host, what string, ok func(*Node) error) error {
 	name := h.NodeName()
 	err := retry.Do(ctx, retry.Policy{Wait: readyPoll, Timeout: readyTimeout}, func(ctx context.Context) error {
 		n, err := s.node(ctx, name)
@@ -59,10 +56,10 @@ func (s *Fleet) WaitRegistered(ctx context.Context, h *Host) error {
 		case n == nil:
 			return errors.New("not registered")
 		}
-		return nil
+		return ok(n)
 	})
 	if err != nil {
-		return fmt.Errorf("node %s did not register in %s (%w); its journal:\n%s", name, readyTimeout, err, s.journal(h))
+		return fmt.Errorf("node %s did not %s in %s (%w); its journal:\n%s", name, what, readyTimeout, err, s.journal(h))
 	}
 	return nil
 }
