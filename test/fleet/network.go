@@ -178,9 +178,10 @@ func deleteLink(ctx context.Context, name string) error {
 		return nil
 	}
 	_, err := command(ctx, "ip", "link", "del", name)
-	if err != nil && strings.Contains(err.Error(), "Cannot find device") {
+	if err != nil && (strings.Contains(err.Error(), "Cannot find device") || strings.Contains(err.Error(), "No such device")) {
 		// A veth goes with its peer when the peer's namespace is
-		// deleted; it can vanish between the listing and the delete.
+		// deleted; it can vanish between the listing and the delete
+		// (iproute2 says either, depending on where it loses it).
 		return nil
 	}
 	return err
