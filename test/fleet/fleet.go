@@ -71,9 +71,14 @@ type Spec struct {
 // Host is one machine of a fleet.
 type Host struct {
 	Name    string // hostname, e.g. kc0
-	Address string // private address; also where SSH answers
-	Role    string // RoleController or RoleWorker
-	Profile string // controller, worker or infra
+	Address string // private address: where the other hosts reach it
+	// SSHAddress and SSHPort are where the operator's SSH reaches the host
+	// when that is not Address:22, as for a VM whose SSH is forwarded from
+	// a port on this machine's loopback. Empty and zero mean Address and 22.
+	SSHAddress string
+	SSHPort    int
+	Role       string // RoleController or RoleWorker
+	Profile    string // controller, worker or infra
 	// HostKey is the host's ed25519 public key in authorized_keys form.
 	HostKey string
 }
@@ -91,6 +96,10 @@ type Fleet struct {
 	// SudoUser's sudo needs SudoPassword (generated per fleet).
 	SudoUser     string
 	SudoPassword string
+
+	// PrivateInterface is the interface holding each host's Address, as
+	// the inventory names it; empty means eth0 (the container backend's).
+	PrivateInterface string
 
 	Subnet  string // e.g. 10.78.12.0/24
 	Gateway string // the bridge's address on the subnet

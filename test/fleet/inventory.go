@@ -14,9 +14,6 @@ import (
 const (
 	clusterAPIVersion = "colonel-byte.dev/v1alpha1"
 	clusterKind       = "Cluster"
-	// privateInterface is eth0 in every container host; the inventory
-	// names it so fact gathering does not have to guess.
-	privateInterface = "eth0"
 )
 
 var plainYAML = regexp.MustCompile(`^[A-Za-z0-9/._@-]+$`)
@@ -58,17 +55,20 @@ func renderInventory(f *Fleet, user string) []byte {
 	}
 	b.WriteString("  hosts:\n")
 	for _, h := range f.Hosts {
+		addr, port := h.SSHEndpoint()
 		fmt.Fprintf(&b, "    - ssh:\n")
-		fmt.Fprintf(&b, "        address: %s\n", yamlString(h.Address))
+		fmt.Fprintf(&b, "        address: %s\n", yamlString(addr))
 		fmt.Fprintf(&b, "        user: %s\n", yamlString(user))
-		fmt.Fprintf(&b, "        port: 22\n")
+		fmt.Fprintf(&b, "        port: %d\n", port)
 		fmt.Fprintf(&b, "        keyPath: %s\n", yamlString(f.KeyPath))
 		if h.HostKey != "" {
 			fmt.Fprintf(&b, "        hostKey: %s\n", yamlString(h.HostKey))
 		}
 		fmt.Fprintf(&b, "      hostname: %s\n", yamlString(h.Name))
 		fmt.Fprintf(&b, "      privateAddress: %s\n", yamlString(h.Address))
-		fmt.Fprintf(&b, "      privateInterface: %s\n", privateInterface)
+		// named so fact gathering does not have to guess (a VM's default
+		// route is on its management NIC, not on this one)
+		fmt.Fprintf(&b, "      privateInterface: %s\n", yamlString(f.privateInterfaceName()))
 		fmt.Fprintf(&b, "      role: %s\n", yamlString(h.Role))
 		fmt.Fprintf(&b, "      profile: %s\n", yamlString(h.Profile))
 		if user == UserSudoPassword {
@@ -85,7 +85,7 @@ func renderKnownHosts(keys map[string][]ssh.PublicKey, hosts []Host) []byte {
 	var b strings.Builder
 	for _, h := range hosts {
 		for _, k := range keys[h.Name] {
-			b.WriteString(knownhosts.Line([]string{h.Address}, k))
+			b.WriteString(knownhosts.Line([]string{h.knownHostsName()}, k))
 			b.WriteByte('\n')
 		}
 	}

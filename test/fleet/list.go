@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -86,10 +87,14 @@ func (c *Container) Shell(ctx context.Context, name, host string) error {
 // user: the fleet key only, and strict host key checking against the
 // fleet's known_hosts.
 func SSHArgs(f *Fleet, h Host, user string) []string {
-	return []string{
+	addr, port := h.SSHEndpoint()
+	args := []string{
 		"-t", "-i", f.KeyPath, "-o", "IdentitiesOnly=yes",
 		"-o", "UserKnownHostsFile=" + f.KnownHostsPath, "-o", "GlobalKnownHostsFile=/dev/null",
 		"-o", "StrictHostKeyChecking=yes", "-o", "LogLevel=ERROR",
-		user + "@" + h.Address,
 	}
+	if port != 22 {
+		args = append(args, "-p", strconv.Itoa(port))
+	}
+	return append(args, user+"@"+addr)
 }

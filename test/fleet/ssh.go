@@ -54,7 +54,7 @@ func (f *Fleet) Dial(ctx context.Context, host, user string) (*ssh.Client, error
 	if err := f.ssh.load(f); err != nil {
 		return nil, err
 	}
-	addr := net.JoinHostPort(h.Address, "22")
+	addr := h.sshHostPort()
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

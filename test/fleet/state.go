@@ -33,6 +33,8 @@ type fleetState struct {
 	Hosts        []Host    `json:"hosts"`
 	// Left out when false, so a plain fleet's state reads as before.
 	NodeRuntime bool `json:"nodeRuntime,omitempty"`
+	// Empty for the container backend (eth0).
+	PrivateInterface string `json:"privateInterface,omitempty"`
 }
 
 func writeState(dir string, st *fleetState) error {
@@ -72,5 +74,7 @@ func fleetFromState(dir string, st *fleetState) *Fleet {
 		Gateway:        gatewayAddr(st.Octet),
 		Bridge:         st.Bridge,
 		NodeRuntime:    st.NodeRuntime,
+
+		PrivateInterface: st.PrivateInterface,
 	}
 }
