@@ -79,7 +79,7 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 		return nil, fmt.Errorf("fleet %q is already up (%s); run Down first (mage dev:fleetDown -fleet=%s)",
 			spec.Name, strings.Join(found, "; "), spec.Name)
 	}
-	avail, err := memAvailableMiB()
+	avail, err := MemAvailableMiB()
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,9 @@ func memPerHostMiB(image string) int {
 	return memExtraMiB
 }
 
-// memAvailableMiB reads MemAvailable from /proc/meminfo.
-func memAvailableMiB() (int, error) {
+// MemAvailableMiB reads MemAvailable from /proc/meminfo: what a backend
+// checks a fleet against before it starts any host.
+func MemAvailableMiB() (int, error) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0, err

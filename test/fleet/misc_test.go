@@ -33,9 +33,9 @@ func TestCheckMemory(t *testing.T) {
 }
 
 func TestMemAvailable(t *testing.T) {
-	m, err := memAvailableMiB()
+	m, err := MemAvailableMiB()
 	if err != nil || m <= 0 {
-		t.Fatalf("memAvailableMiB() = %d, %v", m, err)
+		t.Fatalf("MemAvailableMiB() = %d, %v", m, err)
 	}
 }
 

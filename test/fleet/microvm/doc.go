@@ -1,0 +1,9 @@
+// Package microvm is the fleet backend that runs each host as a qemu virtual
+// machine with a kernel of its own, for what a container host cannot show:
+// SELinux enforcing, fapolicyd, global sysctls, kernel modules, reboots.
+//
+// It is being built in steps. What is here so far is the bring-up's
+// preflight: the tools it needs, whether qemu can use KVM or must emulate
+// (TCG), and whether the guests fit in this machine's memory. The backend
+// is not registered with test/fleet until it brings guests up.
+package microvm
