@@ -2,11 +2,14 @@
 // machine with a kernel of its own, for what a container host cannot show:
 // SELinux enforcing, fapolicyd, global sysctls, kernel modules, reboots.
 //
-// It is being built in steps. What is here so far is the bring-up's
-// preflight (the tools it needs, whether qemu can use KVM or must emulate
-// with TCG, whether the guests fit in this machine's memory) and each
-// guest's qemu command line: direct kernel boot, a copy-on-write disk, a
-// first-boot seed volume, a slirp management NIC with SSH forwarded from
-// the loopback, and the fleet's own L2 segment on a multicast socket. The
-// backend is not registered with test/fleet until it brings guests up.
+// It is being built in steps. What is here so far:
+//   - the bring-up's preflight: the tools it needs, whether qemu can use
+//     KVM or must emulate with TCG, whether the guests fit in memory;
+//   - each guest's first-boot script (its identity, written before sshd
+//     starts) on a NoCloud seed volume made without root;
+//   - each guest's qemu command line: direct kernel boot, a copy-on-write
+//     disk, the seed volume, a slirp management NIC with SSH forwarded from
+//     the loopback, and the fleet's own L2 segment on a multicast socket.
+//
+// The backend is not registered with test/fleet until it brings guests up.
 package microvm
