@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # deps.sh installs the Debian packages the tests need: the fleet harness
 # (debootstrap, systemd-nspawn, iproute2, nftables), an sshd for pkg/host's
-# tests, zstd for the package benchmark, dosfstools and mtools for the VM
-# fleet's seed volumes (test/fleet/microvm), and a kubectl. Safe to run twice.
+# tests, zstd for the package benchmark, qemu, dosfstools and mtools for the
+# VM fleet (test/fleet/microvm), and a kubectl. Safe to run twice.
 # It needs root (apt-get); hack/demo.sh and hack/test.sh run it as root.
 set -euo pipefail
-pkgs=(debootstrap systemd-container iproute2 nftables openssh-client openssh-server sudo zstd ca-certificates containerd dpkg-dev dosfstools mtools)
+pkgs=(debootstrap systemd-container iproute2 nftables openssh-client openssh-server sudo zstd ca-certificates containerd dpkg-dev dosfstools mtools qemu-system-x86 qemu-utils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,7 +9,8 @@
 //     starts) on a NoCloud seed volume made without root;
 //   - each guest's qemu command line: direct kernel boot, a copy-on-write
 //     disk, the seed volume, a slirp management NIC with SSH forwarded from
-//     the loopback, and the fleet's own L2 segment on a multicast socket.
+//     the loopback, and the fleet's own L2 segment on a multicast socket;
+//   - a QMP client: pause, resume, reset and quit a guest from outside.
 //
 // The backend is not registered with test/fleet until it brings guests up.
 package microvm
