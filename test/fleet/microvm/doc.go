@@ -10,6 +10,8 @@
 //   - each guest's qemu command line: direct kernel boot, a copy-on-write
 //     disk, the seed volume, a slirp management NIC with SSH forwarded from
 //     the loopback, and the fleet's own L2 segment on a multicast socket;
+//   - each guest's qcow2 overlay over the shared raw image, and a free
+//     loopback port for its SSH forward;
 //   - a QMP client: pause, resume, reset and quit a guest from outside.
 //
 // The backend is not registered with test/fleet until it brings guests up.
