@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // identity is what makes one guest of a shared image itself: written by the
@@ -40,7 +38,7 @@ func firstBootScript(id identity) string {
 	b.WriteString("R=\"${CARGOSHIP_SEED_ROOT:-}\"\n")
 	b.WriteString("put() { mkdir -p \"$(dirname \"$R$1\")\"; printf '%s' \"$3\" | base64 -d > \"$R$1\"; chmod \"$2\" \"$R$1\"; }\n")
 	put := func(path, mode string, content []byte) {
-		fmt.Fprintf(&b, "put %s %s %s\n", shell.Quote(path), mode, shell.Quote(base64.StdEncoding.EncodeToString(content)))
+		fmt.Fprintf(&b, "put %s %s %s\n", sq(path), mode, sq(base64.StdEncoding.EncodeToString(content)))
 	}
 	put("/etc/hostname", "0644", []byte(id.Hostname+"\n"))
 	var hosts strings.Builder
@@ -69,15 +67,19 @@ func firstBootScript(id identity) string {
 			home = "/root"
 		}
 		put(home+"/.ssh/authorized_keys", "0600", []byte(id.AuthorizedKey+"\n"))
-		fmt.Fprintf(&b, "[ -n \"$R\" ] || chown -R %s: %s\n", shell.Quote(u), shell.Quote(home+"/.ssh"))
+		fmt.Fprintf(&b, "[ -n \"$R\" ] || chown -R %s: %s\n", sq(u), sq(home+"/.ssh"))
 	}
 	b.WriteString("[ -n \"$R\" ] && exit 0\n")
-	fmt.Fprintf(&b, "hostname %s\n", shell.Quote(id.Hostname))
+	fmt.Fprintf(&b, "hostname %s\n", sq(id.Hostname))
 	if id.SudoUser != "" {
-		fmt.Fprintf(&b, "printf '%%s\\n' %s | chpasswd\n", shell.Quote(id.SudoUser+":"+id.SudoPassword))
+		fmt.Fprintf(&b, "printf '%%s\\n' %s | chpasswd\n", sq(id.SudoUser+":"+id.SudoPassword))
 	}
 	// written by a script, so labelled as its parent directory would be
 	// rather than as the policy says; sshd cannot read a mislabelled key
 	b.WriteString("if command -v restorecon >/dev/null; then restorecon -R /etc/hostname /etc/hosts /etc/systemd/network /etc/ssh /root/.ssh /home; fi\n")
 	return b.String()
 }
+
+// sq single-quotes s for sh. A fleet imports nothing of cargoship's own
+// packages (docs/design/test-fleet.md), so not pkg/shell's Quote.
+func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'" }
