@@ -21,7 +21,8 @@ type Accel struct {
 // kvmModules are the KVM implementations qemu's -accel kvm drives. Others
 // can provide /dev/kvm too: kvm_pvm (pagetable-based virtualization, found
 // on cloud VMs without nested virtualization) creates the device but runs
-// only guests whose kernel is built for it, so its /dev/kvm does not count.
+// only guests whose kernel is built for it, so its /dev/kvm does not count
+// (docs/reference/microvm.md §1).
 var kvmModules = []string{"kvm_intel", "kvm_amd"}
 
 // detectAccel picks KVM when devKVM opens read-write and one of kvmModules

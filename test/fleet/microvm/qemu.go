@@ -8,7 +8,7 @@ import (
 
 // PCI slots of the two NICs, fixed so the guest's predictable interface
 // names are too: enp0s3 is management, enp0s4 the fleet's own segment (the
-// name the inventory gives as privateInterface).
+// name the inventory gives as privateInterface; docs/reference/microvm.md §2).
 const (
 	mgmtSlot         = 3
 	fleetSlot        = 4

@@ -11,7 +11,7 @@ import (
 
 // qmp is a connection to a guest's QEMU Machine Protocol socket: how the
 // backend pauses, resets and powers off a guest without its cooperation
-// (the way a pulled cord or a reset button would).
+// (the way a pulled cord or a reset button would; docs/reference/microvm.md §4).
 type qmp struct {
 	conn net.Conn
 	r    *bufio.Reader

@@ -12,7 +12,8 @@ import (
 )
 
 // seedLabel is the volume label cloud-init's NoCloud source looks for, so
-// a user's cloud image reads the same volume the built-in guest does.
+// a user's cloud image reads the same volume the built-in guest does
+// (docs/reference/microvm.md §3).
 const seedLabel = "CIDATA"
 
 // seedVolumeBytes is the volume's size: a few scripts and keys, with room.
