@@ -3,7 +3,8 @@ package microvm
 import (
 	"encoding/base64"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -49,12 +50,7 @@ func firstBootScript(id identity) string {
 	put("/etc/hosts", "0644", []byte(hosts.String()))
 	put("/etc/systemd/network/20-cargoship-fleet.network", "0644",
 		[]byte(fmt.Sprintf("[Match]\nName=%s\n\n[Network]\nAddress=%s/24\n", PrivateInterface, id.Address)))
-	names := make([]string, 0, len(id.HostKeys))
-	for n := range id.HostKeys {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(id.HostKeys)) {
 		mode := "0600"
 		if strings.HasSuffix(n, ".pub") {
 			mode = "0644"

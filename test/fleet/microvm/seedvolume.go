@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -47,12 +48,7 @@ func writeSeedVolume(ctx context.Context, path string, files map[string][]byte) 
 		return err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		local := filepath.Join(tmp, n)
 		// 0600: the script carries the guest's private host keys
 		if err := os.WriteFile(local, files[n], 0o600); err != nil {
