@@ -66,6 +66,10 @@ type Spec struct {
 	// privileged, as a kind node is. See docs/fleet.md and
 	// docs/reference/nested-kubelet.md.
 	NodeRuntime bool
+	// MemoryMiB and CPUs size each host of a backend that runs virtual
+	// machines (microvm); zero means that backend's default. The container
+	// backend's hosts share this machine's memory and cores.
+	MemoryMiB, CPUs int
 }
 
 // Host is one machine of a fleet.
@@ -146,6 +150,14 @@ type Provider interface {
 	// Shell opens an interactive root shell on one host, on this
 	// process's terminal.
 	Shell(ctx context.Context, name, host string) error
+}
+
+// Rebooter is a backend whose hosts can be rebooted for real: a new kernel
+// boot that keeps the disk, for tests of what survives one.
+type Rebooter interface {
+	// Reboot reboots the named hosts of a fleet at once and waits until
+	// each has booted again (a new boot ID) and is ready.
+	Reboot(ctx context.Context, fleet string, hosts []string) error
 }
 
 // Status describes a fleet for List.
