@@ -231,6 +231,9 @@ func BuildDistroPackageWith(t testing.TB, d Distro, version, builtVersion string
 	if err := os.WriteFile(filepath.Join(dir, "files/"+CNIManifest), []byte(cniManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "files/"+SELinuxModule+".cil"), []byte(selinuxModuleCIL), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var files strings.Builder
 	for i, f := range extra {
 		local := fmt.Sprintf("files/extra-%02d-%s", i, filepath.Base(f.Target))
@@ -291,6 +294,12 @@ func BuildDistroPackageWith(t testing.TB, d Distro, version, builtVersion string
 		}
 		fmt.Fprintf(&osFiles, "        - source: files/%s\n          target: /var/lib/cargoship/debs/%s\n          selector:\n            package: apt\n            profile: controller\n            os: debian\n", name, name)
 	}
+	binary := ""
+	for _, f := range layout {
+		if f.Source == testengine.SourceBinary {
+			binary = f.Target
+		}
+	}
 	def := fmt.Sprintf(`kind: ZarfDistro
 metadata:
   name: e2e
@@ -308,6 +317,19 @@ spec:
         net.ipv4.ip_forward: "1"
         net.ipv4.conf.all.forwarding: "1"
         vm.max_map_count: "262144"
+      fapolicyd: |
+        %[8]s
+      selinux:
+        modules:
+          - name: %[9]s
+            source: files/%[9]s.cil
+        booleans:
+          %[10]s: true
+        fileContexts:
+          - path: %[11]s
+            type: %[12]s
+          - path: %[13]s
+            type: %[14]s
       files:
 %[2]s    files:
       - source: files/motd
@@ -320,15 +342,10 @@ spec:
       compression: zstd
       images:
         - %[3]s
-%[6]s`, version, osFiles.String(), ImageRef, files.String(), d.Name, o.Config, CNIManifest)
+%[6]s`, version, osFiles.String(), ImageRef, files.String(), d.Name, o.Config, CNIManifest,
+		FapolicydRule, SELinuxModule, SELinuxBoolean, MOTDContext, MOTDType, binary, EngineExecType)
 	if err := os.WriteFile(filepath.Join(dir, "distro.yaml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	binary := ""
-	for _, f := range layout {
-		if f.Source == testengine.SourceBinary {
-			binary = f.Target
-		}
 	}
 	return &TestPackage{
 		Path: createPackage(t, dir, transport), Version: version, Distro: d, Image: ImageRef,

@@ -30,6 +30,29 @@ func TestTestPackageIsReproducible(t *testing.T) {
 	require.NotEmpty(t, ia)
 	assert.Equal(t, ia, ib, "every entry of the index has the same digest in both packages")
 	assert.Equal(t, fileDigest(t, a.Path), fileDigest(t, b.Path), "the package files are the same bytes")
+	assertHardeningContent(t, a)
+}
+
+// assertHardeningContent checks the package gives phases 10 and 11 work:
+// fapolicyd rules, a policy module carried as a file, a boolean and the
+// file contexts, the engine binary's among them.
+func assertHardeningContent(t *testing.T, tp *TestPackage) {
+	t.Helper()
+	p, err := pkgfile.Open(tp.Path, pkgfile.OpenOptions{})
+	require.NoError(t, err)
+	defer func() { _ = p.Close() }()
+	osc := p.Distro.Spec.Config.OS
+	assert.Contains(t, osc.Fapolicyd, FapolicydRule)
+	require.NotNil(t, osc.SELinux)
+	mods := p.EntriesOf(pkgfile.KindSELinux)
+	require.Len(t, mods, 1, "the policy module travels in the package")
+	assert.Equal(t, SELinuxModule, mods[0].Module)
+	assert.True(t, osc.SELinux.Booleans[SELinuxBoolean])
+	types := map[string]string{}
+	for _, fc := range osc.SELinux.FileContexts {
+		types[fc.Path] = fc.Type
+	}
+	assert.Equal(t, map[string]string{MOTDContext: MOTDType, tp.Binary: EngineExecType}, types)
 }
 
 // The image is named under a host that is not the registry's port, and
