@@ -1,0 +1,306 @@
+package microvm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
+)
+
+// The built-in guest image's recipe (docs/reference/microvm.md §6).
+// Everything that decides what ends up in the image is a field of recipe,
+// and recipe.key hashes every field, so a change to any of it makes the
+// cached image stale and it is rebuilt instead of silently reused. The
+// build steps in image_build.go are covered by Revision: bump it when they
+// change what the image holds.
+
+// recipe is what the built-in image is made of.
+type recipe struct {
+	Revision string
+	Suite    string // the Debian release, by code name: never "stable" or "latest"
+	Arch     string
+	Variant  string // debootstrap's; the rest comes from Packages
+	// Packages are installed with apt-get in the chroot after debootstrap,
+	// not with debootstrap's --include, which cannot resolve firewalld's
+	// virtual dependency (polkitd needs default-logind, which
+	// libpam-systemd provides; §5).
+	Packages []string
+	Users    []string // useradd -m -s /bin/bash -G sudo, with ~/.ssh 0700
+	Files    []imageFile
+	// Edits change one line of a packaged file, which must be there.
+	Edits    []imageEdit
+	Enabled  []string // systemctl enable
+	Masked   []string // systemctl mask
+	Removed  []string // globs under the root: identity and caches, deleted before labelling
+	Fapolicy fapolicyRecipe
+	// Modules are CIL policy modules, by name, installed with semodule.
+	Modules map[string]string
+	// SizeBytes is the ext4 root filesystem's size.
+	SizeBytes int64
+	// Cmdline is what every guest boots with; LabelCmdline is the
+	// build-time boot that labels the filesystem (enforcing=0, so an
+	// unlabelled system can come up far enough to relabel itself).
+	Cmdline, LabelCmdline string
+	// LabelBoot is the qemu machine of the labelling boot.
+	LabelMemoryMiB, LabelCPUs int
+	// Reset are what the labelling boot creates that must not be in a
+	// shared image: truncated (keeping their SELinux label) or removed.
+	ResetTruncate, ResetRemove []string
+}
+
+type imageFile struct {
+	Path    string // under the root, without a leading slash
+	Mode    os.FileMode
+	Content string
+}
+
+type imageEdit struct {
+	Path, Old, New string // Old is a whole line
+}
+
+type fapolicyRecipe struct {
+	// SampleRules are copied from /usr/share/fapolicyd/sample-rules into
+	// /etc/fapolicyd/rules.d, replacing Debian's lone deny-everything
+	// 90-deny-execute.rules: the set the README there names
+	// fapolicyd.rules.known-libs.
+	SampleRules []string
+	// Trust are the paths given to `fapolicyd-cli --file add`: Debian's
+	// fapolicyd has no rpm backend, so the file trust database is all it
+	// knows of what is installed.
+	Trust []string
+}
+
+// key is the recipe's cache key: sha256 over every field.
+func (r recipe) key() string {
+	b, err := json.Marshal(r) // maps are encoded in key order
+	if err != nil {
+		panic(err) // a recipe is strings and numbers
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// Paths of the first-boot unit and the script it runs.
+const (
+	seedUnit   = "cargoship-seed.service"
+	seedScript = "/usr/libexec/cargoship/seed"
+	// seedDevice is the seed volume, as udev names it by label; its
+	// device unit is what the first-boot unit waits for.
+	seedDevice     = "/dev/disk/by-label/" + seedLabel
+	seedDeviceUnit = `dev-disk-by\x2dlabel-` + seedLabel + ".device"
+	seedMount      = "/run/cargoship-seed"
+)
+
+// SeedDoneMarker is the file the first-boot unit creates after the seed
+// script ran; the backend waits for it over SSH.
+const SeedDoneMarker = "/var/lib/cargoship-seed/done"
+
+// GuestCmdline is the kernel command line every guest boots with. Debian's
+// kernel runs AppArmor unless told security=selinux selinux=1 (§5).
+const GuestCmdline = "root=/dev/vda rw console=ttyS0 security=selinux selinux=1 enforcing=1"
+
+// seedUnitText is the first-boot unit: once per guest, after the root
+// filesystem is writable and before anything that reads the identity it
+// writes (host keys, hostname, the fleet NIC's address) starts.
+// DefaultDependencies=no so it is not itself ordered after sysinit.target,
+// which it must precede; multi-user.target pulls it in, so the labelling
+// boot (selinux-autorelabel.target) does not wait for a seed volume it has
+// not got.
+var seedUnitText = `[Unit]
+Description=cargoship: this guest's identity from its seed volume (once)
+DefaultDependencies=no
+ConditionPathExists=!` + SeedDoneMarker + `
+Requires=` + seedDeviceUnit + `
+After=` + seedDeviceUnit + ` local-fs.target systemd-remount-fs.service
+Before=sysinit.target ssh.service fapolicyd.service firewalld.service systemd-networkd.service systemd-hostnamed.service shutdown.target
+Conflicts=shutdown.target
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=` + seedScript + `
+StandardOutput=journal+console
+
+[Install]
+WantedBy=multi-user.target
+`
+
+// seedScriptText mounts the seed volume read-only, runs its user-data
+// (seed.go's firstBootScript) and records that it ran. systemd runs it as
+// init_t; executing a bin_t file transitions to initrc_t, which Debian's
+// policy makes an unconfined domain, so it may write /etc/ssh, /etc/shadow
+// and the rest under enforcing (§6).
+var seedScriptText = `#!/bin/sh
+# cargoship microvm: run this guest's seed volume once (` + seedUnit + `)
+set -eu
+mkdir -p ` + seedMount + `
+mount -t vfat -o ro ` + seedDevice + ` ` + seedMount + `
+trap 'umount ` + seedMount + ` 2>/dev/null || true' EXIT
+sh ` + seedMount + `/user-data
+umount ` + seedMount + `
+trap - EXIT
+rmdir ` + seedMount + `
+mkdir -p ` + dirOf(SeedDoneMarker) + `
+touch ` + SeedDoneMarker + `
+if selinuxenabled; then restorecon -R ` + dirOf(SeedDoneMarker) + `; fi
+`
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "/"
+}
+
+// fapolicydCIL lets fapolicyd place its fanotify marks. Debian 12's policy
+// has no fapolicyd domain: the daemon runs as initrc_t, and as
+// unconfined_t when an administrator starts it by hand, and neither may
+// watch a mount (§5).
+const fapolicydCIL = `; cargoship: fapolicyd on Debian 12, which has no fapolicyd policy module
+(allow initrc_t file_type (dir (watch_mount watch_with_perm watch_sb)))
+(allow initrc_t file_type (file (watch_mount watch_with_perm watch_sb)))
+(allow unconfined_t file_type (dir (watch_mount watch_with_perm watch_sb)))
+(allow unconfined_t file_type (file (watch_mount watch_with_perm watch_sb)))
+`
+
+// containerDoubleCIL stands in for container-selinux, which Debian 12 does
+// not package: the e2e suite labels the k3s and rke2 stand-ins
+// container_runtime_exec_t (with semanage fcontext and restorecon, as
+// k3s-selinux does on EL) and expects them to run as container_runtime_t.
+// Real container-selinux makes container_runtime_t an unconfined domain;
+// the double makes it permissive instead, so what the engine double does is
+// logged, not denied, without writing that whole policy here.
+const containerDoubleCIL = `; cargoship: a test double of container-selinux's types
+(type container_runtime_t)
+(roletype system_r container_runtime_t)
+(roletype unconfined_r container_runtime_t)
+(typeattributeset domain (container_runtime_t))
+(typepermissive container_runtime_t)
+
+(type container_runtime_exec_t)
+(roletype object_r container_runtime_exec_t)
+(typeattributeset file_type (container_runtime_exec_t))
+(typeattributeset exec_type (container_runtime_exec_t))
+(typeattributeset entry_type (container_runtime_exec_t))
+(typeattributeset non_auth_file_type (container_runtime_exec_t))
+(typeattributeset non_security_file_type (container_runtime_exec_t))
+
+; systemd (init_t) and an administrator's shell (unconfined_t) start the
+; engine in its domain
+(typetransition init_t container_runtime_exec_t process container_runtime_t)
+(allow init_t container_runtime_exec_t (file (getattr open read execute map)))
+(allow init_t container_runtime_t (process (transition)))
+(typetransition unconfined_t container_runtime_exec_t process container_runtime_t)
+(allow unconfined_t container_runtime_exec_t (file (getattr open read execute map)))
+(allow unconfined_t container_runtime_t (process (transition)))
+(allow container_runtime_t container_runtime_exec_t (file (entrypoint getattr open read execute map)))
+
+(type container_var_lib_t)
+(roletype object_r container_var_lib_t)
+(typeattributeset file_type (container_var_lib_t))
+(typeattributeset non_auth_file_type (container_var_lib_t))
+(typeattributeset non_security_file_type (container_var_lib_t))
+
+(type container_file_t)
+(roletype object_r container_file_t)
+(typeattributeset file_type (container_file_t))
+(typeattributeset non_auth_file_type (container_file_t))
+(typeattributeset non_security_file_type (container_file_t))
+`
+
+// Names of the CIL modules; semodule -l lists them so.
+const (
+	fapolicydModule       = "cargoship-fapolicyd"
+	containerDoubleModule = "cargoship-container-selinux-double"
+)
+
+// builtinRecipe is the recipe of the image EnsureImage builds.
+func builtinRecipe() recipe {
+	return recipe{
+		Revision: "1",
+		Suite:    "bookworm",
+		Arch:     "amd64",
+		Variant:  "minbase",
+		// The container fleet's host packages (test/fleet/rootfs.go, less
+		// ufw), a kernel, and the SELinux, audit and fapolicyd tools.
+		Packages: []string{
+			"linux-image-amd64", "systemd-sysv", "dbus", "libpam-systemd",
+			"openssh-server", "sudo", "iproute2", "nftables", "iptables", "procps",
+			"ca-certificates", "python3", "iputils-ping", "kmod", "less", "curl",
+			"conntrack", "socat", "ipset", "firewalld", "fapolicyd",
+			"selinux-policy-default", "selinux-utils", "policycoreutils",
+			"policycoreutils-python-utils", "auditd", "e2fsprogs", "zstd", "tar", "gzip",
+		},
+		Users: []string{fleet.UserTester, fleet.UserSudoPassword},
+		Files: []imageFile{
+			{"etc/fstab", 0o644, "/dev/vda / ext4 defaults 0 1\n"},
+			{"etc/selinux/config", 0o644, "SELINUX=enforcing\nSELINUXTYPE=default\n"},
+			// Empty: systemd makes a machine-id at each guest's first boot.
+			{"etc/machine-id", 0o444, ""},
+			// No DNS by design, as on the container fleet: names come from
+			// /etc/hosts, and a resolver fails fast.
+			{"etc/resolv.conf", 0o644, "nameserver 127.0.0.1\n"},
+			{"etc/ssh/sshd_config.d/fleet.conf", 0o644, "UseDNS no\n"},
+			{"etc/sudoers.d/tester", 0o440, fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
+			// management: qemu's slirp hands out 10.0.2.15; the fleet NIC's
+			// file is written by the seed
+			{"etc/systemd/network/10-mgmt.network", 0o644, "[Match]\nName=enp0s3\n\n[Network]\nDHCP=ipv4\n"},
+			// network-online.target waits for the management link only: the
+			// fleet NIC's segment may have nobody else on it
+			{"etc/systemd/system/systemd-networkd-wait-online.service.d/10-cargoship.conf", 0o644,
+				"[Service]\nExecStart=\nExecStart=/lib/systemd/systemd-networkd-wait-online --interface=enp0s3 --timeout=120\n"},
+			{"etc/systemd/system/" + seedUnit, 0o644, seedUnitText},
+			{seedScript[1:], 0o755, seedScriptText},
+		},
+		Edits: []imageEdit{
+			// without rpm support this falls back to the file backend anyway;
+			// saying so keeps fapolicyd from warning at each start
+			{"etc/fapolicyd/fapolicyd.conf", "trust = rpmdb,file", "trust = file"},
+		},
+		Enabled: []string{
+			"systemd-networkd.service", "ssh.service", "fapolicyd.service",
+			"firewalld.service", "auditd.service", seedUnit,
+		},
+		Masked: []string{
+			// the guests have no route to a mirror
+			"apt-daily.timer", "apt-daily-upgrade.timer",
+			// needs LVM the guests do not have
+			"e2scrub_reap.service",
+			// it marks a relabel when SELinux is off; labelling is the build's
+			"selinux-autorelabel-mark.service",
+			// ifupdown, should anything pull it in: networkd owns the NICs
+			"networking.service",
+		},
+		Removed: []string{
+			"etc/ssh/ssh_host_*", "etc/hostname", "var/lib/dbus/machine-id",
+			"var/lib/apt/lists/*", "var/cache/apt/*.bin", "usr/sbin/policy-rc.d",
+		},
+		Fapolicy: fapolicyRecipe{
+			SampleRules: []string{
+				"10-languages.rules", "20-dracut.rules", "21-updaters.rules", "30-patterns.rules",
+				"40-bad-elf.rules", "41-shared-obj.rules", "42-trusted-elf.rules",
+				"70-trusted-lang.rules", "72-shell.rules", "90-deny-execute.rules", "95-allow-open.rules",
+			},
+			Trust: []string{"/usr/"},
+		},
+		Modules: map[string]string{
+			fapolicydModule:       fapolicydCIL,
+			containerDoubleModule: containerDoubleCIL,
+		},
+		SizeBytes:      3 << 30,
+		Cmdline:        GuestCmdline,
+		LabelCmdline:   "root=/dev/vda rw console=ttyS0 security=selinux selinux=1 enforcing=0",
+		LabelMemoryMiB: 2048,
+		LabelCPUs:      2,
+		ResetTruncate:  []string{"etc/machine-id", "var/log/audit/audit.log"},
+		ResetRemove: []string{
+			"etc/ssh/ssh_host_*", "var/lib/cargoship-seed", "var/log/journal/*",
+			"var/lib/systemd/random-seed", "var/lib/systemd/credential.secret",
+			"etc/hostname", "var/lib/dbus/machine-id", ".autorelabel",
+		},
+	}
+}
