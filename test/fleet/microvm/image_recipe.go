@@ -90,7 +90,11 @@ const (
 	// device unit is what the first-boot unit waits for.
 	seedDevice     = "/dev/disk/by-label/" + seedLabel
 	seedDeviceUnit = `dev-disk-by\x2dlabel-` + seedLabel + ".device"
-	seedMount      = "/run/cargoship-seed"
+	// under /mnt: a directory made there is mnt_t, which the policy lets
+	// mount_t mount on; one under /run made by the seed script is
+	// initrc_runtime_t, and the mount is denied (observed under
+	// enforcing, docs/reference/microvm.md §6)
+	seedMount = "/mnt/cargoship-seed"
 )
 
 // SeedDoneMarker is the file the first-boot unit creates after the seed
