@@ -28,8 +28,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// ErrNotBuilt is returned for a backend that is planned but not written yet.
-var ErrNotBuilt = errors.New("backend not built yet")
+// ErrNotLinked is returned for a backend that lives in a package of its
+// own which the program did not import: importing it registers it.
+var ErrNotLinked = errors.New("backend not linked in")
 
 // Factory makes a backend from options.
 type Factory func(Options) (Provider, error)
@@ -56,8 +57,10 @@ func init() {
 		}
 		return c, nil
 	})
+	// test/fleet/microvm registers the real one from its init, which
+	// runs after this one
 	Register("microvm", func(Options) (Provider, error) {
-		return nil, fmt.Errorf("fleet backend %q: %w (use %q)", "microvm", ErrNotBuilt, "container")
+		return nil, fmt.Errorf("fleet backend %q: %w: import github.com/colonel-byte/cargoship/test/fleet/microvm", "microvm", ErrNotLinked)
 	})
 }
 

@@ -73,8 +73,8 @@ func TestBackendSelector(t *testing.T) {
 	if _, ok := p.(*Container); !ok {
 		t.Errorf("Backend(container) = %T", p)
 	}
-	if _, err := Backend("microvm"); !errors.Is(err, ErrNotBuilt) {
-		t.Errorf("Backend(microvm) = %v, want ErrNotBuilt", err)
+	if _, err := Backend("microvm"); !errors.Is(err, ErrNotLinked) {
+		t.Errorf("Backend(microvm) without its package = %v, want ErrNotLinked", err)
 	}
 	_, err = Backend("nope")
 	if err == nil || !strings.Contains(err.Error(), "container") {

@@ -159,6 +159,13 @@ func (b *imageBuilder) build(ctx context.Context) error {
 	if err := fleet.WriteFileAtomic(filepath.Join(b.tmp, stampFile), append(st, '\n'), 0o644); err != nil {
 		return err
 	}
+	if err := os.Remove(b.mnt()); err != nil {
+		return err
+	}
+	// MkdirTemp made it 0700; qemu need not run as root
+	if err := os.Chmod(b.tmp, 0o755); err != nil {
+		return err
+	}
 	dir := filepath.Join(b.cache, b.key)
 	if err := os.RemoveAll(dir); err != nil { // a stale directory without a stamp
 		return err

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 func TestCheckToolsReportsEveryMissingToolAtOnce(t *testing.T) {
@@ -85,5 +87,19 @@ func TestCheckFitNamesMemory(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+// Importing the package registers the backend with test/fleet.
+func TestRegistered(t *testing.T) {
+	p, err := fleet.NewBackend("microvm", fleet.Options{StateDir: t.TempDir(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.(*Provider); !ok {
+		t.Errorf("NewBackend(microvm) = %T, want *microvm.Provider", p)
+	}
+	if _, ok := p.(fleet.Rebooter); !ok {
+		t.Error("the microvm backend reboots its guests")
 	}
 }

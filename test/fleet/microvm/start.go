@@ -1,0 +1,53 @@
+package microvm
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// guestName is a guest's qemu -name: how Down finds a guest's process when
+// its pid file is gone.
+func guestName(fleetName, host string) string { return "cargoship-" + fleetName + "-" + host }
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// startGuest makes guest i's overlay and seed volume and starts its qemu,
+// which detaches once the guest runs.
+func startGuest(ctx context.Context, st *vmState, i int, id identity, img Image, gp guestPaths) error {
+	h := st.Hosts[i]
+	if err := os.MkdirAll(gp.dir, 0o700); err != nil {
+		return err
+	}
+	if err := createOverlay(ctx, img.Disk, gp.disk); err != nil {
+		return fmt.Errorf("%s: %w", h.Name, err)
+	}
+	if err := writeSeedVolume(ctx, gp.seed, seedFiles(st.Name, id)); err != nil {
+		return fmt.Errorf("%s: %w", h.Name, err)
+	}
+	g := guest{
+		Name: guestName(st.Name, h.Name), MemoryMiB: st.MemoryMiB, CPUs: st.CPUs, Accel: st.Accel,
+		Kernel: img.Kernel, Initrd: img.Initrd, Cmdline: img.Cmdline,
+		Disk: gp.disk, Seed: gp.seed, SSHPort: h.SSHPort, MAC: guestMAC(st.Octet, i),
+		Segment: segmentGroup(st.Octet), Console: gp.console, QMP: gp.qmp, PIDFile: gp.pid,
+	}
+	return launch(ctx, h.Name, g)
+}
+
+// launch runs qemu for g; it returns once qemu has detached.
+func launch(ctx context.Context, host string, g guest) error {
+	_ = os.Remove(g.PIDFile)
+	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", g.args()...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: qemu-system-x86_64: %w: %s", host, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
