@@ -18,7 +18,7 @@
 # does). The mage targets test:unit, test:endToEndClusterStage and
 # test:endToEndCluster run the tiers unit, stage and full (magefiles/test.go).
 set -euo pipefail
-tiers=(unit fleet helpers k8s faults provider cli stage full full-rke2 package upstream)
+tiers=(unit fleet helpers k8s faults provider cli stage full full-rke2 package vm upstream)
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
     echo "hack/test.sh: no tier \"$t\"; the tiers: ${tiers[*]} (none: all of them)" >&2
@@ -54,7 +54,8 @@ tier_unit() {
 
 tier_fleet() {
   echo "== fleet harness and test engine"
-  go test -count=1 -p 1 -timeout 30m ./test/fleet/... ./test/engine/...
+  # the VM backend has a tier of its own (vm)
+  go test -count=1 -p 1 -timeout 30m $(go list ./test/fleet/... | grep -v /microvm) ./test/engine/...
 }
 
 # The suites' shared helpers: the test package is the same bytes in two
@@ -124,6 +125,23 @@ tier_package() {
   go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
   suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
     CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
+}
+
+# The VM fleet (docs/vm-fleet.md): the microvm backend's own tests (its
+# image built once, about 9 minutes cold; two guests up, a reboot, down
+# leaving nothing), then the phase suite's full walk on two emulated
+# guests with SELinux enforcing and fapolicyd: phases 8 to 11 doing real
+# work, and a reboot of every guest with what apply set checked after it.
+tier_vm() {
+  echo "== VM fleet: qemu guests, SELinux enforcing, fapolicyd"
+  if ! go test -count=1 -p 1 -timeout 40m -v ./test/fleet/microvm/... >build/vm-fleet.log 2>&1; then
+    grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)' build/vm-fleet.log | tail -40
+    echo "the VM fleet's tests failed; the whole log is build/vm-fleet.log; its last lines:" >&2
+    tail -60 build/vm-fleet.log >&2
+    return 1
+  fi
+  grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|ready:|built microvm' build/vm-fleet.log | tail -40
+  suite vm -run='^TestClusterPhases$' CARGOSHIP_E2E_BACKEND=microvm
 }
 
 # The upstream engine on real Kubernetes: kubeadm, kubelet, containerd and

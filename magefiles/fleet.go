@@ -103,6 +103,11 @@ func (Dev) FleetImage(ctx context.Context) error {
 
 // fleetPrint writes the table of one fleet (name != "") or of all fleets.
 func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
+	return fleetTable(ctx, p, name, "mage dev:fleetDown")
+}
+
+// fleetTable is fleetPrint naming down, the command that cleans a fleet up.
+func fleetTable(ctx context.Context, p testfleet.Provider, name, down string) error {
 	all, err := p.List(ctx)
 	if err != nil {
 		return err
@@ -129,7 +134,7 @@ func fleetPrint(ctx context.Context, p testfleet.Provider, name string) error {
 			}
 		}
 		for _, pr := range s.Problems {
-			fmt.Printf("  problem: %s (mage dev:fleetDown -fleet=%s cleans up)\n", pr, s.Name)
+			fmt.Printf("  problem: %s (%s -fleet=%s cleans up)\n", pr, down, s.Name)
 		}
 	}
 	if shown == 0 {

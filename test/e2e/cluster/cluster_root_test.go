@@ -12,7 +12,8 @@ import (
 )
 
 // TestClusterPhases runs the walks docs/e2e.md lists in one process:
-// apply, then a converged re-run, then labels, join, upgrade and reset. The walks
+// apply, then a converged re-run, a reboot (on a backend whose hosts
+// reboot: the VM fleet), then labels, join, upgrade and reset. The walks
 // after apply start from the cluster the apply walk installed.
 func TestClusterPhases(t *testing.T) {
 	w := provision(t)
@@ -49,6 +50,13 @@ func TestClusterPhases(t *testing.T) {
 		e2eutil.AssertConverged(t, in.Inspector, hosts, func(dry bool) *node.Report {
 			return runWhole(t, w, pkg.Path, w.applyPath, dry).r
 		})
+	})
+
+	run(t, "reboot", func(t *testing.T) {
+		if !applied {
+			t.Fatal("the apply walk failed: nothing was set to survive a reboot")
+		}
+		rebootWalk(t, w, in, pkg)
 	})
 
 	run(t, "labels", func(t *testing.T) {

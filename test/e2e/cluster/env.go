@@ -25,6 +25,8 @@ const (
 	// instead of the test package (docs/e2e.md, "Your own package").
 	envPackage        = envPrefix + "PACKAGE"
 	envUpgradePackage = envPrefix + "UPGRADE_PACKAGE"
+	// envVMMemory sizes each guest of the microvm backend, in MiB.
+	envVMMemory = envPrefix + "VM_MEMORY"
 )
 
 // Backends the suite knows.
@@ -56,6 +58,20 @@ func stageOnly() (bool, error) { return boolEnv(envStageOnly) }
 
 // upgradeEnabled opts into the upgrade walk.
 func upgradeEnabled() (bool, error) { return boolEnv(envUpgrade) }
+
+// vmMemory is CARGOSHIP_E2E_VM_MEMORY: 0 (the backend's default) when
+// unset, else a positive number of MiB.
+func vmMemory() (int, error) {
+	v := os.Getenv(envVMMemory)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 512 {
+		return 0, fmt.Errorf("%s=%q: want a guest's memory in MiB, at least 512", envVMMemory, v)
+	}
+	return n, nil
+}
 
 // backendName is the selected backend, container by default.
 func backendName() string {

@@ -388,6 +388,10 @@ var resetAllows = []struct {
 	// needs the same one (docs/reset.md, "What stays";
 	// docs/reference/behaviour.md, "Removing a host").
 	{"/etc/rancher/node/", "the engine's node password stays by design"},
+	// Policy modules, booleans and file contexts phase 11 installed:
+	// the engine's packages and other software rely on them
+	// (docs/reset.md, "What stays").
+	{"/etc/selinux/", "SELinux policy stays by design"},
 }
 
 // fingerprintDiff lists the fingerprint lines that appear on one side only,

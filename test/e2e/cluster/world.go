@@ -13,6 +13,8 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	// the microvm backend registers itself with test/fleet
+	_ "github.com/colonel-byte/cargoship/test/fleet/microvm"
 )
 
 // fleetName is the container fleet the suite brings up, one per mode so a
@@ -30,8 +32,10 @@ type world struct {
 	backend string
 	// distro is the engine the test package installs (CARGOSHIP_E2E_DISTRO).
 	distro e2eutil.Distro
-	fleet  *fleet.Fleet // container backend only
-	views  views
+	fleet  *fleet.Fleet // container and microvm backends
+	// prov is the backend that brought fleet up.
+	prov  fleet.Provider
+	views views
 	// applyPath and allPath are inventory files of the two views.
 	applyPath, allPath string
 	knownHosts         string
@@ -82,7 +86,7 @@ func provision(t *testing.T) *world {
 	case backendInventory:
 		w.readInventory(t)
 	case backendMicroVM:
-		t.Fatalf("%s=%s: the local VM fleet is not built yet; use %s or %s", envBackend, backendMicroVM, backendContainer, backendInventory)
+		w.provisionVMs(t)
 	default:
 		t.Fatalf("%s=%q is not a backend: use %s, %s or %s", envBackend, w.backend, backendContainer, backendMicroVM, backendInventory)
 	}
@@ -134,12 +138,53 @@ func (w *world) provisionContainers(t *testing.T) {
 			t.Errorf("tearing down the fleet: %v", err)
 		}
 	})
-	w.fleet, w.knownHosts = f, f.KnownHostsPath
+	w.fleet, w.prov, w.knownHosts = f, prov, f.KnownHostsPath
 	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
 	if err != nil {
 		t.Fatalf("the fleet's inventory does not load: %v", err)
 	}
 	w.setViews(t, c, join)
+}
+
+// provisionVMs brings up a fresh fleet of local VMs (test/fleet/microvm):
+// a controller and a worker, each with a kernel of its own, SELinux
+// enforcing and fapolicyd active, so phases 8, 10 and 11 do real work and
+// a reboot can be checked. Two emulated guests are what fits this suite's
+// time on a machine without KVM; no host is held out to join.
+func (w *world) provisionVMs(t *testing.T) {
+	t.Helper()
+	mem, err := vmMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	prov, err := fleet.NewBackend(backendMicroVM, fleet.Options{Logger: w.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prov.Down(ctx, w.fleetName()); err != nil {
+		t.Fatalf("removing a stale %s fleet: %v", w.fleetName(), err)
+	}
+	f, err := prov.Up(ctx, fleet.Spec{Name: w.fleetName(), Control: 1, Worker: 1, MemoryMiB: mem})
+	t.Cleanup(func() {
+		if keep, _ := boolEnv(envKeep); keep {
+			t.Logf("%s set: the fleet stays up; remove it with `mage dev:vmDown -fleet=%s`", envKeep, w.fleetName())
+			return
+		}
+		if err := prov.Down(context.Background(), w.fleetName()); err != nil {
+			t.Errorf("tearing down the fleet: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatalf("bringing up the %s fleet: %v", w.fleetName(), err)
+	}
+	w.fleet, w.prov, w.knownHosts = f, prov, f.KnownHostsPath
+	c, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
+	if err != nil {
+		t.Fatalf("the fleet's inventory does not load: %v", err)
+	}
+	w.setViews(t, c, "")
 }
 
 // readInventory reads a user's inventory (docs/e2e.md, Backends): it is
