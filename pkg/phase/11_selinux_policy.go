@@ -45,7 +45,7 @@ func (p *SELinuxPolicy) Prepare(_ context.Context) error {
 			pl := s.EntryPlacement(e, path.Join(selinuxModulesDir, path.Base(e.Name)))
 			pl.Staged = false
 			p.uploads[h] = append(p.uploads[h], pl)
-			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.Target})
+			pol.Modules = append(pol.Modules, hostos.SELinuxModule{Name: e.Module, Path: pl.Target, SHA256: pl.SHA256})
 		}
 		p.steps[h] = []hostos.Step{hostos.SELinuxEnabled{Configurer: hostos.For(h.OS), Step: pol}}
 	}

@@ -64,6 +64,9 @@ type SELinuxModule struct {
 	// Name is what semodule -l lists once it is installed.
 	Name string
 	Path string
+	// SHA256 is the checksum Path has once uploaded: a dry run plans
+	// from it, since it uploads nothing and the file is not there yet.
+	SHA256 string
 }
 
 // SELinuxFileContext labels a path pattern (a regular expression, as
@@ -86,7 +89,7 @@ type SELinuxPolicy struct {
 }
 
 var (
-	seName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+	seName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	seType = regexp.MustCompile(`^[A-Za-z0-9_]+_t$`)
 )
 
@@ -159,6 +162,9 @@ func (s SELinuxPolicy) planModules(ctx context.Context, r host.Runner, p *selinu
 		if err != nil {
 			return err
 		}
+		if !ok && m.SHA256 != "" {
+			sum, ok = m.SHA256, true
+		}
 		if !ok {
 			return fmt.Errorf("SELinux module %s: %s does not exist", m.Name, m.Path)
 		}
@@ -201,7 +207,9 @@ func (s SELinuxPolicy) planBooleans(ctx context.Context, r host.Runner, p *selin
 		return nil
 	}
 	names := slices.Sorted(maps.Keys(s.Booleans))
-	out, err := r.Sudo(ctx, shell.Join(append([]string{"getsebool", "--"}, names...)...))
+	// no "--": getsebool takes it for a boolean's name and fails; the
+	// names cannot start with a dash (seName)
+	out, err := r.Sudo(ctx, shell.Join(append([]string{"getsebool"}, names...)...))
 	if err != nil {
 		return fmt.Errorf("reading SELinux booleans: %w", err)
 	}

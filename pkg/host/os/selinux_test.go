@@ -73,9 +73,11 @@ func (h *seHost) host() *hosttest.Fake {
 			h.modules["rke2"] = true
 			return "", nil
 		}).
-		Handle("getsebool --", func(c hosttest.Call) (string, error) {
+		Handle("getsebool ", func(c hosttest.Call) (string, error) {
 			var out strings.Builder
-			for _, b := range c.Args()[2:] {
+			// as the real getsebool: every argument is a boolean's
+			// name, "--" included
+			for _, b := range c.Args()[1:] {
 				v, ok := h.booleans[b]
 				if !ok {
 					return "", &host.ExitError{Code: 1, Stderr: "Error getting active value for " + b}
@@ -236,6 +238,41 @@ func TestFcontextBase(t *testing.T) {
 	} {
 		if got := FcontextBase(spec); got != want {
 			t.Errorf("FcontextBase(%q) = %q, want %q", spec, got, want)
+		}
+	}
+}
+
+// A dry run uploads nothing, so a module file is not on a fresh host yet:
+// the plan reads the checksum the upload will have instead of failing.
+func TestSELinuxPlanBeforeTheUpload(t *testing.T) {
+	policy := rke2Policy(t)
+	m := &policy.Modules[0]
+	m.Path = filepath.Join(t.TempDir(), "not-uploaded", "rke2.pp")
+	plan, err := SELinuxEnabled{Configurer: EnterpriseLinux{}, Step: policy}.Plan(context.Background(), newSEHost().host())
+	if err == nil {
+		t.Fatalf("a missing module with no checksum to plan from: %+v", plan)
+	}
+	m.SHA256 = "4f8c0a1e"
+	plan, err = SELinuxEnabled{Configurer: EnterpriseLinux{}, Step: policy}.Plan(context.Background(), newSEHost().host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Actions) == 0 || plan.Actions[0] != "install SELinux module rke2 from "+m.Path {
+		t.Errorf("plan: %q", plan.Actions)
+	}
+}
+
+// The boolean names reach getsebool as its arguments, with no "--",
+// which getsebool would take for a boolean.
+func TestSELinuxBooleanNames(t *testing.T) {
+	for _, ok := range []string{"virt_use_nfs", "a.b-c"} {
+		if err := (SELinuxPolicy{Booleans: map[string]bool{ok: true}}).validate(); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"--", "-P", "a b", ""} {
+		if err := (SELinuxPolicy{Booleans: map[string]bool{bad: true}}).validate(); err == nil {
+			t.Errorf("%q passed as a boolean name", bad)
 		}
 	}
 }
