@@ -247,9 +247,8 @@ func (b *imageBuilder) installAndConfigure(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := b.chroot(ctx, "apt-get", "clean"); err != nil {
-		return err
-	}
+	// no apt-get clean: the archive directory is the cache bound in, kept
+	// for the next build; the image's own is the empty directory beneath
 
 	b.step("configure")
 	for _, f := range r.Files {
