@@ -10,8 +10,11 @@ import (
 )
 
 // selinuxModulesDir is where policy modules are uploaded before semodule
-// installs them.
-const selinuxModulesDir = "/var/lib/cargoship/selinux"
+// installs them: under /usr/share/selinux/packages, where policy packages
+// keep their modules, so the file is usr_t, which semodule's domain may
+// read under enforcing; it may not read var_lib_t (docs/reference/hosts.md
+// §6.2).
+const selinuxModulesDir = "/usr/share/selinux/packages/cargoship"
 
 // SELinuxPolicy installs the definition's policy modules, booleans and file
 // contexts on every host with SELinux enabled (enforcing or permissive),
