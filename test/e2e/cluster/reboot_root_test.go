@@ -58,6 +58,10 @@ func readApplied(t *testing.T, in *inspector, name string) applied {
 	return a
 }
 
+// hardeningSysctl is a hardening baseline's sysctl file that sorts after
+// 90-... and before zzz-cargoship.conf, setting a key the package sets.
+const hardeningSysctl = "/etc/sysctl.d/99-hardening.conf"
+
 // rebootWalk reboots every host of the apply view, on a backend whose hosts
 // reboot for real (the VM fleet), and checks from inside each that what
 // apply set survived the boot: sysctl values, global ones included, the
@@ -78,6 +82,18 @@ func rebootWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		before[h] = readApplied(t, in, h)
 		require.NotEmpty(t, before[h].sysctl, "%s: apply wrote %s", h, hostos.SysctlPath)
 		require.NotEmpty(t, before[h].modules, "%s: apply wrote %s", h, hostos.ModulesPath)
+	}
+	if w.backend == backendMicroVM {
+		// a hardened host's own sysctl file, as STIG baselines ship one:
+		// cargoship's file must sort after it to win at boot (#20)
+		for _, h := range hosts {
+			in.root(t, h, "printf 'net.ipv4.ip_forward = 0\\n' > "+hardeningSysctl)
+		}
+		defer func() {
+			for _, h := range hosts {
+				in.root(t, h, "rm -f "+hardeningSysctl+" && sysctl -q -w net.ipv4.ip_forward="+before[h].sysctl["net.ipv4.ip_forward"])
+			}
+		}()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
