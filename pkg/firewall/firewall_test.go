@@ -97,7 +97,7 @@ func TestChoose(t *testing.T) {
 
 func TestDetectAll(t *testing.T) {
 	f := (&hosttest.Fake{}).
-		On("firewall-cmd --state", "not running\n").
+		On("firewall-cmd --state", "rc=252 unit=inactive\nnot running\n").
 		On("ufw status", "absent\n").
 		On("nft list tables", "active\n")
 	got, err := DetectAll(context.Background(), f)
@@ -106,6 +106,30 @@ func TestDetectAll(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != (Status{NameFirewalld, true, false}) || got[1] != (Status{NameNFTables, true, true}) {
 		t.Errorf("DetectAll = %+v", got)
+	}
+}
+
+// firewall-cmd --state: running, stopped, and failing while systemd runs
+// firewalld (an SELinux host denying its D-Bus replies), which is an error
+// rather than "not running".
+func TestFirewalldDetect(t *testing.T) {
+	for _, c := range []struct {
+		out               string
+		installed, active bool
+		err               string
+	}{
+		{out: "absent\n"},
+		{out: "rc=0 unit=active\nrunning\n", installed: true, active: true},
+		{out: "rc=252 unit=inactive\nnot running\n", installed: true},
+		{out: "rc=252 unit=\nnot running\n", installed: true},
+		{out: "rc=254 unit=failed\nError: something\n", installed: true},
+		{out: "rc=254 unit=active\nError: Did not receive a reply.\n", installed: true, err: "Did not receive a reply"},
+	} {
+		f := (&hosttest.Fake{}).On("firewall-cmd --state", c.out)
+		installed, active, err := Firewalld{}.Detect(context.Background(), f)
+		if installed != c.installed || active != c.active || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: installed %v active %v err %v", c.out, installed, active, err)
+		}
 	}
 }
 

@@ -45,15 +45,44 @@ type Firewalld struct {
 // Name implements Firewall.
 func (Firewalld) Name() string { return NameFirewalld }
 
+// firewalldProbe prints "absent", or firewall-cmd --state's exit status
+// and systemd's view of the unit, then what firewall-cmd printed.
+const firewalldProbe = `command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }
+out=$(firewall-cmd --state 2>&1) && rc=0 || rc=$?
+unit=$(systemctl is-active firewalld 2>/dev/null) || true
+printf 'rc=%s unit=%s\n%s\n' "$rc" "$unit" "$out"`
+
 // Detect implements Firewall: firewall-cmd --state prints "running" and
-// exits 0, or exits 252 (NOT_RUNNING).
+// exits 0, or exits 252 (NOT_RUNNING). Any other failure while systemd
+// says firewalld is active is an error, not "not running": a firewalld
+// that runs but does not answer (its D-Bus replies denied by SELinux, say)
+// would otherwise get an nftables table written beside it
+// (docs/reference/hosts.md §5.1).
 func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, host.Script(`command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }; firewall-cmd --state 2>/dev/null || true`))
+	out, err := r.Sudo(ctx, host.Script(firewalldProbe))
 	if err != nil {
 		return false, false, fmt.Errorf("detecting firewalld: %w", err)
 	}
-	out = strings.TrimSpace(out)
-	return out != "absent", out == "running", nil
+	head, rest, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if head == "absent" {
+		return false, false, nil
+	}
+	var rc int
+	var unit string
+	if _, err := fmt.Sscanf(head+" ", "rc=%d unit=%s", &rc, &unit); err != nil {
+		// unit= may be empty (no systemd): Sscanf stops at the rc
+		if _, err := fmt.Sscanf(head, "rc=%d", &rc); err != nil {
+			return false, false, fmt.Errorf("detecting firewalld: unexpected probe output %q", out)
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	switch {
+	case rc == 0 && rest == "running":
+		return true, true, nil
+	case rc == 252 || unit != "active":
+		return true, false, nil
+	}
+	return true, false, fmt.Errorf("firewalld is active (systemd) but `firewall-cmd --state` failed (exit %d): %s; cargoship will not configure another firewall beside it: make firewall-cmd work (on an SELinux host, look for denied D-Bus replies from firewalld_t) or stop firewalld", rc, rest)
 }
 
 func (f Firewalld) statePath() string {
