@@ -15,6 +15,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/repo"
 	testfleet "github.com/colonel-byte/cargoship/test/fleet"
+	fleetcontainer "github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // Dev holds targets for working on cargoship locally.
@@ -28,7 +29,7 @@ func (Dev) FleetUp(ctx context.Context, control, worker, infra *int, fleet *stri
 		Control: intOr(control, 1),
 		Worker:  intOr(worker, 2),
 		Infra:   intOr(infra, 0),
-		Image:   fleetOr(image, testfleet.ImageExtra),
+		Image:   fleetOr(image, fleetcontainer.ImageExtra),
 	}
 	if timeout != nil {
 		spec.Timeout = *timeout
@@ -93,7 +94,7 @@ func (Dev) FleetShell(ctx context.Context, host string, fleet *string, backend *
 // FleetImage builds (when missing or stale) and verifies the cached rootfs layers the container fleet boots from.
 func (Dev) FleetImage(ctx context.Context) error {
 	fleetLogging()
-	im, err := testfleet.EnsureImage(ctx, testfleet.Options{})
+	im, err := fleetcontainer.EnsureImage(ctx, testfleet.Options{})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	_ "github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // measured is one tool's run on one fresh fleet.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	_ "github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // provider is the container backend with its progress lines printed

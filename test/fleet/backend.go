@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,15 +49,11 @@ func Register(name string, f Factory) {
 }
 
 func init() {
-	Register("container", func(o Options) (Provider, error) {
-		c, err := NewContainer(o)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+	// test/fleet/container and test/fleet/microvm register the real ones
+	// from their init, which runs after this one
+	Register("container", func(Options) (Provider, error) {
+		return nil, fmt.Errorf("fleet backend %q: %w: import github.com/colonel-byte/cargoship/test/fleet/container", "container", ErrNotLinked)
 	})
-	// test/fleet/microvm registers the real one from its init, which
-	// runs after this one
 	Register("microvm", func(Options) (Provider, error) {
 		return nil, fmt.Errorf("fleet backend %q: %w: import github.com/colonel-byte/cargoship/test/fleet/microvm", "microvm", ErrNotLinked)
 	})
@@ -94,8 +89,8 @@ func NewBackend(name string, opts Options) (Provider, error) {
 	return f(opts)
 }
 
-// withDefaults fills in the zero fields of o.
-func (o Options) withDefaults() (Options, error) {
+// WithDefaults fills in the zero fields of o as documented on Options.
+func (o Options) WithDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -132,15 +127,4 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	return o, nil
-}
-
-// EnsureImage builds (if missing or stale) and verifies the container
-// backend's rootfs layers.
-func EnsureImage(ctx context.Context, opts Options) (Image, error) {
-	o, err := opts.withDefaults()
-	if err != nil {
-		return Image{}, err
-	}
-	b := &imageBuilder{cache: o.CacheDir, log: o.Logger}
-	return b.ensure(ctx)
 }

@@ -3,10 +3,14 @@
 // firewall and hostname. cargoship installs Kubernetes over SSH, so every
 // phase it runs needs something to SSH into.
 //
-// A backend provides the hosts. The container backend (the default) runs
-// each host as a systemd-nspawn container in its own network namespace on a
-// per-fleet bridge; see docs/fleet.md for what such a host can and cannot do
-// compared with a VM.
+// A backend provides the hosts. Each lives in a package of its own that
+// registers it by name when imported; this package holds what they share.
+// The container backend (test/fleet/container, the default) runs each host
+// as a systemd-nspawn container in its own network namespace on a
+// per-fleet bridge; see docs/fleet.md for what such a host can and cannot
+// do compared with a VM.
+//
+//	import _ "github.com/colonel-byte/cargoship/test/fleet/container"
 //
 //	p, _ := fleet.Backend("container")
 //	f, err := p.Up(ctx, fleet.Spec{Name: "dev", Control: 1, Worker: 2})
@@ -51,7 +55,8 @@ type Spec struct {
 	// Control, Worker and Infra count hosts: kc0.. are controllers, kw0..
 	// workers, ki0.. workers with profile "infra".
 	Control, Worker, Infra int
-	// Image is ImageBase or ImageExtra (the default).
+	// Image names the backend's image: for the container backend
+	// container.ImageBase or container.ImageExtra (the default).
 	Image string
 	// Timeout bounds the wait for every host to be ready; DefaultTimeout
 	// when zero. Building the rootfs the first time is not counted.

@@ -3,6 +3,7 @@ package fleet
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -30,13 +31,19 @@ func loadInventory(t *testing.T, b []byte) *v1alpha1.Cluster {
 }
 
 func testFleet(t *testing.T) *Fleet {
-	hosts, err := planHosts(Spec{Name: "dev", Control: 2, Worker: 1, Infra: 1}, 9)
+	hosts, err := planHosts(Spec{Name: "dev", Control: 2, Worker: 1, Infra: 1}, addressIn(9))
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts[0].HostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoI/eaNK+ewmiN1kXZdVFlJ6t28KhP499Zkxh6LbGMQ"
 	dir := "/tmp/a dir: with spaces/dev" // a path that needs quoting
-	return fleetFromState(dir, &fleetState{Name: "dev", Backend: "container", Octet: 9, Hosts: hosts, SudoPassword: "pw123", Bridge: "csbr-dev"})
+	return NewFleet(dir, "dev", "container", hosts, "pw123", "")
+}
+
+// addressIn numbers hosts from .11 of 10.78.octet.0/24, as the container
+// backend does.
+func addressIn(octet int) func(i int) string {
+	return func(i int) string { return fmt.Sprintf("10.78.%d.%d", octet, 11+i) }
 }
 
 func TestInventoryIsAClusterDocument(t *testing.T) {
@@ -91,8 +98,8 @@ func TestInventoryForTheSudoPasswordUser(t *testing.T) {
 }
 
 func TestInventoryWithoutControllers(t *testing.T) {
-	hosts, _ := planHosts(Spec{Name: "w", Worker: 1}, 3)
-	b := renderInventory(fleetFromState("/f", &fleetState{Name: "w", Octet: 3, Hosts: hosts}), UserRoot)
+	hosts, _ := planHosts(Spec{Name: "w", Worker: 1}, addressIn(3))
+	b := renderInventory(NewFleet("/f", "w", "", hosts, "", ""), UserRoot)
 	// cargoship refuses an inventory without a controller; the fleet still
 	// renders one (for tests of that refusal) with no load balancer.
 	if !strings.Contains(string(b), "  config: {}\n") || !strings.Contains(string(b), "hostname: kw0") {

@@ -6,16 +6,17 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
-// What every backend shares, exported for the backends that live in
-// folders of their own (test/fleet/microvm): naming and counting hosts, the
-// fleet's keys and password, the files a fleet writes (inventory,
-// known_hosts), the fleet lock and the debootstrap mirror. The container
-// backend uses the same functions unexported.
+// What every backend shares, exported for the backends, which live in
+// folders of their own (test/fleet/container, test/fleet/microvm): naming
+// and counting hosts, the fleet's keys and password, the files a fleet
+// writes (inventory, known_hosts), the fleet lock, the debootstrap mirror
+// and progress lines.
 
 // ValidateSpec checks a spec's name and host counts as every backend does.
 func ValidateSpec(spec Spec) error {
@@ -25,19 +26,19 @@ func ValidateSpec(spec Spec) error {
 	return validateCounts(spec)
 }
 
+// ValidateName checks a fleet name as ValidateSpec does.
+func ValidateName(name string) error { return validateName(name) }
+
 // PlanHosts names the hosts of a spec (kc0.., kw0.., ki0..) in fleet order
 // with their roles and profiles; address gives the i-th host's private
 // address.
 func PlanHosts(spec Spec, address func(i int) string) ([]Host, error) {
-	hosts, err := planHosts(spec, 0)
-	if err != nil {
-		return nil, err
-	}
-	for i := range hosts {
-		hosts[i].Address = address(i)
-	}
-	return hosts, nil
+	return planHosts(spec, address)
 }
+
+// KeyPath is where the fleet kept in dir has its login key (NewFleet's
+// KeyPath; NewFleetKey writes it).
+func KeyPath(dir string) string { return filepath.Join(dir, keyFile) }
 
 // NewFleetKey writes the fleet's ed25519 login key to path (0600) and
 // path.pub.
@@ -67,7 +68,7 @@ func NewPassword() (string, error) { return newPassword() }
 func NewFleet(dir, name, backend string, hosts []Host, sudoPassword, privateInterface string) *Fleet {
 	return &Fleet{
 		Name: name, Backend: backend, Dir: dir, Hosts: append([]Host(nil), hosts...),
-		KeyPath:          filepath.Join(dir, keyFile),
+		KeyPath:          KeyPath(dir),
 		KnownHostsPath:   filepath.Join(dir, knownHostsFile),
 		InventoryPath:    filepath.Join(dir, inventoryFile),
 		SudoUser:         UserSudoPassword,
@@ -108,15 +109,35 @@ func (l *Lock) Release() { l.l.release() }
 func DebianMirror() string { return debianMirror() }
 
 // Since is a duration for progress lines: tenths under 10 s, seconds after.
-func Since(t time.Time) time.Duration { return since(t) }
+func Since(t time.Time) time.Duration {
+	d := time.Since(t)
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
 
 // ReadyLine and WaitingLine are the progress lines every backend prints
 // while a bring-up waits for its hosts.
 func ReadyLine(host string, start time.Time) string {
-	return fmt.Sprintf("ready: %s %s", host, since(start))
+	return fmt.Sprintf("ready: %s %s", host, Since(start))
 }
 
 // WaitingLine: see ReadyLine.
 func WaitingLine(host, state string, start time.Time) string {
-	return fmt.Sprintf("waiting: %s %s (%s)", host, state, since(start))
+	return fmt.Sprintf("waiting: %s %s (%s)", host, state, Since(start))
+}
+
+// RunOn runs cmd in a new session on a client from Dial, as Run does.
+func RunOn(ctx context.Context, client *ssh.Client, host, user, input, cmd string) (string, string, error) {
+	return runOn(ctx, client, host, user, input, cmd)
+}
+
+// Tail returns at most the last n bytes of s, trimmed, for error messages.
+func Tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "..." + s[len(s)-n:]
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -116,7 +117,23 @@ func runOn(ctx context.Context, client *ssh.Client, host, user, input, cmd strin
 		err = errors.Join(ctx.Err(), <-done)
 	}
 	if err != nil {
-		err = fmt.Errorf("%s: %s@%s: %q: %w: %s", host, user, host, cmd, err, tail(stderr.String(), 400))
+		err = fmt.Errorf("%s: %s@%s: %q: %w: %s", host, user, host, cmd, err, Tail(stderr.String(), 400))
 	}
 	return stdout.String(), stderr.String(), err
+}
+
+// SSHArgs returns the arguments for OpenSSH's ssh to log in to a host as
+// user: the fleet key only, and strict host key checking against the
+// fleet's known_hosts.
+func SSHArgs(f *Fleet, h Host, user string) []string {
+	addr, port := h.SSHEndpoint()
+	args := []string{
+		"-t", "-i", f.KeyPath, "-o", "IdentitiesOnly=yes",
+		"-o", "UserKnownHostsFile=" + f.KnownHostsPath, "-o", "GlobalKnownHostsFile=/dev/null",
+		"-o", "StrictHostKeyChecking=yes", "-o", "LogLevel=ERROR",
+	}
+	if port != 22 {
+		args = append(args, "-p", strconv.Itoa(port))
+	}
+	return append(args, user+"@"+addr)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // The suite's own fleet, so it never meets the other suites' fleets (and
@@ -32,7 +33,7 @@ func setUp(t *testing.T) *world {
 	e2eutil.RequireRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase})
 	type built struct {
 		bin string
 		err error

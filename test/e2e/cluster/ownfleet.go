@@ -11,6 +11,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // ownFleet is a walk with a container fleet of its own (three controllers,
@@ -20,7 +21,7 @@ import (
 // views are the fleet's inventory after edit.
 type ownFleet struct {
 	w      *world
-	prov   *fleet.Container
+	prov   *container.Container
 	fleet  *fleet.Fleet
 	ctx    context.Context
 	distro e2eutil.Distro

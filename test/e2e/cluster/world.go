@@ -13,6 +13,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	_ "github.com/colonel-byte/cargoship/test/fleet/container"
 	// the microvm backend registers itself with test/fleet
 	_ "github.com/colonel-byte/cargoship/test/fleet/microvm"
 )

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // HostDebs are the Debian packages a fleet host lacks to install pkgs,
@@ -25,7 +26,7 @@ func HostDebs(t testing.TB, pkgs ...string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	img, err := fleet.EnsureImage(ctx, fleet.Options{Logger: TestLogger(t)})
+	img, err := container.EnsureImage(ctx, fleet.Options{Logger: TestLogger(t)})
 	if err != nil {
 		t.Fatalf("the fleet image, whose package list decides what to download: %v", err)
 	}

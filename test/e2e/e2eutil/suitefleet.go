@@ -10,6 +10,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // KeepFleetEnv, when set, leaves a suite's fleet up after its tests.
@@ -27,7 +28,7 @@ func RequireRoot(t testing.TB) {
 // it, builds its packages and binary while the hosts boot (the machine has
 // few cores and most of a fleet's time is waiting), then waits for it.
 type SuiteFleet struct {
-	Provider *fleet.Container
+	Provider *container.Container
 	name     string
 	up       chan error
 	fleet    *fleet.Fleet
@@ -38,7 +39,7 @@ type SuiteFleet struct {
 // the fleet up, and tears it down when t ends unless KeepFleetEnv is set.
 func StartSuiteFleet(ctx context.Context, t testing.TB, spec fleet.Spec) *SuiteFleet {
 	t.Helper()
-	prov, err := fleet.NewContainer(fleet.Options{Logger: TestLogger(t)})
+	prov, err := container.NewContainer(fleet.Options{Logger: TestLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

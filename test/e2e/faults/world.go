@@ -18,6 +18,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // The suite's fleet, its own so it never meets the phase suite's e2e
@@ -38,7 +39,7 @@ const (
 
 // world is the fleet the faults act on and what the suite knows about it.
 type world struct {
-	prov      *fleet.Container
+	prov      *container.Container
 	fleet     *fleet.Fleet
 	pkg       *e2eutil.TestPackage
 	bin       string // the cargoship binary, built for this run
@@ -60,7 +61,7 @@ func setUp(t *testing.T) *world {
 	e2eutil.RequireRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: fleet.ImageBase})
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase})
 	w := &world{prov: sf.Provider}
 	type built struct {
 		bin string

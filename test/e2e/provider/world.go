@@ -15,6 +15,7 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
 // The suite's own fleet, so it never meets the phase suites' fleets.
@@ -38,7 +39,7 @@ func setUp(t *testing.T) *world {
 	useTerraformBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: fleet.ImageBase})
+	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: container.ImageBase})
 	w := &world{}
 	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)
 	w.next = e2eutil.BuildTestPackage(t, e2eutil.UpgradeVersion, e2eutil.UpgradeBuilt)

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 const (
@@ -20,7 +22,7 @@ const (
 // waitReady waits for every host at once (the wall time is the slowest
 // host, not the sum) until it is ready, or ctx ends. Every host's outcome is
 // reported; the error joins the failures.
-func waitReady(ctx context.Context, f *Fleet, paths map[string]hostPaths, pids map[string]int, log *slog.Logger, start time.Time) error {
+func waitReady(ctx context.Context, f *fleet.Fleet, paths map[string]hostPaths, pids map[string]int, log *slog.Logger, start time.Time) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -45,7 +47,7 @@ func waitReady(ctx context.Context, f *Fleet, paths map[string]hostPaths, pids m
 // key against the cached host key - and its systemd reports the boot
 // finished. sshd answers a second or so before systemd is done, and a test
 // that starts then races units still starting.
-func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *slog.Logger, start time.Time) error {
+func waitHost(ctx context.Context, f *fleet.Fleet, h fleet.Host, p hostPaths, pid int, log *slog.Logger, start time.Time) error {
 	var client *ssh.Client
 	defer func() {
 		if client != nil {
@@ -59,7 +61,7 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 			return fmt.Errorf("%s: systemd-nspawn exited during boot; console (%s):\n%s", h.Name, p.console, consoleTail(p, 2000))
 		}
 		if client == nil {
-			c, err := f.Dial(ctx, h.Name, UserRoot)
+			c, err := f.Dial(ctx, h.Name, fleet.UserRoot)
 			if err == nil {
 				client = c
 			} else {
@@ -71,15 +73,15 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 			}
 		}
 		if client != nil {
-			out, _, err := runOn(ctx, client, h.Name, UserRoot, "", "systemctl is-system-running")
+			out, _, err := fleet.RunOn(ctx, client, h.Name, fleet.UserRoot, "", "systemctl is-system-running")
 			sys := strings.TrimSpace(out)
 			switch {
 			case sys == "running":
-				log.Info(fmt.Sprintf("ready: %s %s", h.Name, since(start)))
+				log.Info(fmt.Sprintf("ready: %s %s", h.Name, fleet.Since(start)))
 				return nil
 			case sys == "degraded":
-				failed, _, _ := runOn(ctx, client, h.Name, UserRoot, "", "systemctl --failed --plain --no-legend --no-pager")
-				log.Warn(fmt.Sprintf("ready: %s %s (degraded; failed units: %s)", h.Name, since(start), strings.Join(strings.Fields(failed), " ")))
+				failed, _, _ := fleet.RunOn(ctx, client, h.Name, fleet.UserRoot, "", "systemctl --failed --plain --no-legend --no-pager")
+				log.Warn(fmt.Sprintf("ready: %s %s (degraded; failed units: %s)", h.Name, fleet.Since(start), strings.Join(strings.Fields(failed), " ")))
 				return nil
 			case sys == "initializing" || sys == "starting":
 				state = "systemd " + sys
@@ -93,22 +95,14 @@ func waitHost(ctx context.Context, f *Fleet, h Host, p hostPaths, pid int, log *
 			}
 		}
 		if time.Since(lastReport) >= reportEvery {
-			log.Info(fmt.Sprintf("waiting: %s %s (%s)", h.Name, state, since(start)))
+			log.Info(fmt.Sprintf("waiting: %s %s (%s)", h.Name, state, fleet.Since(start)))
 			lastReport = time.Now()
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s: not ready after %s (%s): %w; inside the host:\n%s",
-				h.Name, since(start), state, ctx.Err(), diagnoseHost(f.Name, h.Name))
+				h.Name, fleet.Since(start), state, ctx.Err(), diagnoseHost(f.Name, h.Name))
 		case <-time.After(pollEvery):
 		}
 	}
-}
-
-func since(t time.Time) time.Duration {
-	d := time.Since(t)
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Second)
 }

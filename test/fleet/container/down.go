@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -8,18 +8,20 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
-// Down removes a fleet. See Provider.
+// Down removes a fleet. See fleet.Provider.
 func (c *Container) Down(ctx context.Context, name string) error {
-	if err := validateName(name); err != nil {
+	if err := fleet.ValidateName(name); err != nil {
 		return err
 	}
 	lock, err := c.lockFleet(ctx, name)
 	if err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	dir := c.fleetDir(name)
 	found := c.leftovers(ctx, name)
 	if len(found) == 0 {
@@ -30,7 +32,7 @@ func (c *Container) Down(ctx context.Context, name string) error {
 	if err := c.down(ctx, name, dir); err != nil {
 		return fmt.Errorf("fleet %q down: %w", name, err)
 	}
-	c.opts.Logger.Info(fmt.Sprintf("fleet %s down in %s", name, since(start)))
+	c.opts.Logger.Info(fmt.Sprintf("fleet %s down in %s", name, fleet.Since(start)))
 	return nil
 }
 
@@ -105,11 +107,11 @@ func killAll(pids []int) {
 // namespace takes its eth0 and so the veth pair with it; the link sweep
 // catches pairs whose namespace was already gone.
 func (c *Container) removeNetwork(ctx context.Context, name string) error {
-	nl, err := acquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
+	nl, err := fleet.AcquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
 	if err != nil {
 		return err
 	}
-	defer nl.release()
+	defer nl.Release()
 	var errs []error
 	for _, ns := range listNetns(netnsPrefix(name)) {
 		if err := deleteNetns(ctx, ns); err != nil {

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -11,25 +11,37 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // Container is the systemd-nspawn backend: each host is a container with
 // systemd as PID 1 on an overlay over the cached rootfs layers, in its own
 // network namespace with a veth on the fleet's bridge.
 type Container struct {
-	opts Options
+	opts fleet.Options
 }
 
 // NewContainer returns the container backend.
-func NewContainer(opts Options) (*Container, error) {
-	o, err := opts.withDefaults()
+func NewContainer(opts fleet.Options) (*Container, error) {
+	o, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
 	return &Container{opts: o}, nil
 }
 
-var _ Provider = (*Container)(nil)
+var _ fleet.Provider = (*Container)(nil)
+
+func init() {
+	fleet.Register(backendContainer, func(o fleet.Options) (fleet.Provider, error) {
+		c, err := NewContainer(o)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
+}
 
 const backendContainer = "container"
 
@@ -40,20 +52,20 @@ func (c *Container) fleetDir(name string) string { return filepath.Join(c.opts.S
 
 // lockFleet serialises Up and Down of one fleet name. The lock file lives
 // beside the fleet dir, not in it, because Down deletes the fleet dir.
-func (c *Container) lockFleet(ctx context.Context, name string) (*fileLock, error) {
-	return acquireLock(ctx, filepath.Join(c.opts.StateDir, "."+name+".lock"), "fleet "+name, c.opts.Logger)
+func (c *Container) lockFleet(ctx context.Context, name string) (*fleet.Lock, error) {
+	return fleet.AcquireLock(ctx, filepath.Join(c.opts.StateDir, "."+name+".lock"), "fleet "+name, c.opts.Logger)
 }
 
-// Up brings a fleet up. See Provider.
-func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
+// Up brings a fleet up. See fleet.Provider.
+func (c *Container) Up(ctx context.Context, spec fleet.Spec) (*fleet.Fleet, error) {
 	log := c.opts.Logger
 	if spec.Image == "" {
 		spec.Image = ImageExtra
 	}
 	if spec.Timeout <= 0 {
-		spec.Timeout = DefaultTimeout
+		spec.Timeout = fleet.DefaultTimeout
 	}
-	if err := validateName(spec.Name); err != nil {
+	if err := fleet.ValidateName(spec.Name); err != nil {
 		return nil, err
 	}
 	names, err := planHosts(spec, 0)
@@ -72,14 +84,14 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 
 	dir := c.fleetDir(spec.Name)
 	if found := c.leftovers(ctx, spec.Name); len(found) > 0 {
 		return nil, fmt.Errorf("fleet %q is already up (%s); run Down first (mage dev:fleetDown -fleet=%s)",
 			spec.Name, strings.Join(found, "; "), spec.Name)
 	}
-	avail, err := MemAvailableMiB()
+	avail, err := fleet.MemAvailableMiB()
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +121,7 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 	for _, h := range f.Hosts {
 		pids[h.Name] = readPid(paths[h.Name].pid)
 	}
-	log.Info(fmt.Sprintf("started %d host(s) of fleet %s in %s; waiting for them, up to %s", len(f.Hosts), f.Name, since(start), spec.Timeout))
+	log.Info(fmt.Sprintf("started %d host(s) of fleet %s in %s; waiting for them, up to %s", len(f.Hosts), f.Name, fleet.Since(start), spec.Timeout))
 	wctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
 	if err := waitReady(wctx, f, paths, pids, log, start); err != nil {
@@ -117,12 +129,12 @@ func (c *Container) Up(ctx context.Context, spec Spec) (*Fleet, error) {
 		// logging into. Down removes it.
 		return f, fmt.Errorf("fleet %q did not come up (it is left up for inspection; Down removes it): %w", f.Name, err)
 	}
-	log.Info(fmt.Sprintf("fleet %s up: %d host(s) in %s; inventory %s", f.Name, len(f.Hosts), since(start), f.InventoryPath))
+	log.Info(fmt.Sprintf("fleet %s up: %d host(s) in %s; inventory %s", f.Name, len(f.Hosts), fleet.Since(start), f.InventoryPath))
 	return f, nil
 }
 
 // create makes the fleet's files, network and hosts, and starts the hosts.
-func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []string) (*Fleet, map[string]hostPaths, error) {
+func (c *Container) create(ctx context.Context, spec fleet.Spec, dir string, lowers []string) (*fleet.Fleet, map[string]hostPaths, error) {
 	if err := removeTree(dir); err != nil { // leftovers were ruled out: this is stale files only
 		return nil, nil, err
 	}
@@ -132,14 +144,14 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 	// build/fleet holds root-owned host trees; keep them out of git.
 	_ = os.WriteFile(filepath.Join(c.opts.StateDir, ".gitignore"), []byte("*\n"), 0o644)
 
-	if err := newFleetKey(filepath.Join(dir, keyFile), spec.Name); err != nil {
+	if err := fleet.NewFleetKey(fleet.KeyPath(dir), spec.Name); err != nil {
 		return nil, nil, fmt.Errorf("fleet %q: key: %w", spec.Name, err)
 	}
-	pubBytes, err := os.ReadFile(filepath.Join(dir, keyFile+".pub"))
+	pubBytes, err := os.ReadFile(fleet.KeyPath(dir) + ".pub")
 	if err != nil {
 		return nil, nil, err
 	}
-	password, err := newPassword()
+	password, err := fleet.NewPassword()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,11 +159,11 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 	keyDirs := map[string]string{}
 	pubKeys := map[string][]ssh.PublicKey{}
 	for _, h := range names {
-		kd, err := ensureHostKeys(c.opts.CacheDir, spec.Name, h.Name)
+		kd, err := fleet.EnsureHostKeys(c.opts.CacheDir, spec.Name, h.Name)
 		if err != nil {
 			return nil, nil, err
 		}
-		keys, err := hostPublicKeys(kd)
+		keys, err := fleet.HostPublicKeys(kd)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", h.Name, err)
 		}
@@ -167,7 +179,7 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 		return nil, nil, err
 	}
 	f := fleetFromState(dir, st)
-	if err := writeFleetFiles(f, pubKeys); err != nil {
+	if err := fleet.WriteFleetFiles(f, pubKeys); err != nil {
 		return nil, nil, err
 	}
 	paths := map[string]hostPaths{}
@@ -204,12 +216,12 @@ func (c *Container) create(ctx context.Context, spec Spec, dir string, lowers []
 // createNetwork picks the fleet's /24, records the state (before creating
 // anything, so a crash from here on leaves something Down can read) and
 // creates the bridge and every host's namespace.
-func (c *Container) createNetwork(ctx context.Context, spec Spec, dir string, st *fleetState, pubKeys map[string][]ssh.PublicKey) error {
-	nl, err := acquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
+func (c *Container) createNetwork(ctx context.Context, spec fleet.Spec, dir string, st *fleetState, pubKeys map[string][]ssh.PublicKey) error {
+	nl, err := fleet.AcquireLock(ctx, netLockPath, "fleet network", c.opts.Logger)
 	if err != nil {
 		return err
 	}
-	defer nl.release()
+	defer nl.Release()
 	used, err := usedOctets(ctx)
 	if err != nil {
 		return err
@@ -221,7 +233,7 @@ func (c *Container) createNetwork(ctx context.Context, spec Spec, dir string, st
 		return err
 	}
 	for i, h := range st.Hosts {
-		st.Hosts[i].HostKey = authorizedKey(pubKeys[h.Name][0], "") // ed25519 comes first
+		st.Hosts[i].HostKey = fleet.AuthorizedKey(pubKeys[h.Name][0], "") // ed25519 comes first
 	}
 	if err := writeState(dir, st); err != nil {
 		return err
@@ -269,8 +281,8 @@ func (c *Container) leftovers(ctx context.Context, name string) []string {
 }
 
 // Get returns a fleet that is up.
-func (c *Container) Get(ctx context.Context, name string) (*Fleet, error) {
-	if err := validateName(name); err != nil {
+func (c *Container) Get(ctx context.Context, name string) (*fleet.Fleet, error) {
+	if err := fleet.ValidateName(name); err != nil {
 		return nil, err
 	}
 	dir := c.fleetDir(name)

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -7,36 +7,37 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // List reports the fleets in the state dir, and fleets known only from
 // leftovers (network namespaces named cs-<fleet>-<host>).
-func (c *Container) List(ctx context.Context) ([]Status, error) {
-	var out []Status
+func (c *Container) List(ctx context.Context) ([]fleet.Status, error) {
+	var out []fleet.Status
 	seen := map[string]bool{}
 	entries, err := os.ReadDir(c.opts.StateDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if !e.IsDir() || validateName(e.Name()) != nil {
+		if !e.IsDir() || fleet.ValidateName(e.Name()) != nil {
 			continue
 		}
 		dir := c.fleetDir(e.Name())
 		st, err := readState(dir)
 		if err != nil {
 			if found := c.leftovers(ctx, e.Name()); len(found) > 0 {
-				out = append(out, Status{Name: e.Name(), Backend: backendContainer, Dir: dir, Problems: append([]string{"no state file"}, found...)})
+				out = append(out, fleet.Status{Name: e.Name(), Backend: backendContainer, Dir: dir, Problems: append([]string{"no state file"}, found...)})
 				seen[e.Name()] = true
 			}
 			continue
 		}
 		seen[st.Name] = true
-		s := Status{Name: st.Name, Backend: backendContainer, Dir: dir}
+		s := fleet.Status{Name: st.Name, Backend: backendContainer, Dir: dir}
 		for _, h := range st.Hosts {
-			hs := HostStatus{Host: h, State: "stopped"}
+			hs := fleet.HostStatus{Host: h, State: "stopped"}
 			if pid := readPid(pathsFor(dir, h.Name).pid); alive(pid) {
 				hs.State, hs.PID = "running", pid
 			} else {
@@ -53,7 +54,7 @@ func (c *Container) List(ctx context.Context) ([]Status, error) {
 		}
 	}
 	for name := range orphans {
-		out = append(out, Status{Name: name, Backend: backendContainer, Dir: c.fleetDir(name),
+		out = append(out, fleet.Status{Name: name, Backend: backendContainer, Dir: c.fleetDir(name),
 			Problems: append([]string{"leftovers without state"}, c.leftovers(ctx, name)...)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -71,7 +72,7 @@ func (c *Container) Shell(ctx context.Context, name, host string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "ssh", SSHArgs(f, h, UserRoot)...)
+	cmd := exec.CommandContext(ctx, "ssh", fleet.SSHArgs(f, h, fleet.UserRoot)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
@@ -81,20 +82,4 @@ func (c *Container) Shell(ctx context.Context, name, host string) error {
 		return fmt.Errorf("%s: ssh: %w", host, err)
 	}
 	return nil
-}
-
-// SSHArgs returns the arguments for OpenSSH's ssh to log in to a host as
-// user: the fleet key only, and strict host key checking against the
-// fleet's known_hosts.
-func SSHArgs(f *Fleet, h Host, user string) []string {
-	addr, port := h.SSHEndpoint()
-	args := []string{
-		"-t", "-i", f.KeyPath, "-o", "IdentitiesOnly=yes",
-		"-o", "UserKnownHostsFile=" + f.KnownHostsPath, "-o", "GlobalKnownHostsFile=/dev/null",
-		"-o", "StrictHostKeyChecking=yes", "-o", "LogLevel=ERROR",
-	}
-	if port != 22 {
-		args = append(args, "-p", strconv.Itoa(port))
-	}
-	return append(args, user+"@"+addr)
 }

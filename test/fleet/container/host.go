@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // hostPaths are a host's files under the fleet dir.
@@ -38,7 +40,7 @@ func pathsFor(fleetDir, host string) hostPaths {
 // upper dir; the shared layers are never written. shadowEntry is sudopw's
 // /etc/shadow line from a host prepared before (empty for the first); the
 // line is returned for the next.
-func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostKeyDir, fleetPub, shadowEntry string) (string, error) {
+func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h fleet.Host, hostKeyDir, fleetPub, shadowEntry string) (string, error) {
 	for _, d := range []string{p.upper, p.work, p.merged} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return "", fmt.Errorf("%s: %w", h.Name, err)
@@ -52,7 +54,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 		{"etc/hostname", 0o644, h.Name + "\n"},
 		{"etc/hosts", 0o644, fmt.Sprintf("127.0.0.1\tlocalhost\n%s\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n", h.Address, h.Name)},
 	}
-	for _, t := range hostKeyTypes {
+	for _, t := range fleet.HostKeyTypes() {
 		for _, suffix := range []string{"", ".pub"} {
 			name := "ssh_host_" + t + "_key" + suffix
 			b, err := os.ReadFile(filepath.Join(hostKeyDir, name))
@@ -75,7 +77,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", h.Name, err)
 	}
-	for _, name := range append([]string{UserRoot}, fleetUsers...) {
+	for _, name := range append([]string{fleet.UserRoot}, fleetUsers...) {
 		u, ok := users[name]
 		if !ok {
 			return "", fmt.Errorf("%s: user %s missing from the image (stale rootfs? run dev:fleetImage)", h.Name, name)
@@ -101,7 +103,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 	}
 	entry, err := setSudoPassword(ctx, m, st.SudoPassword, shadowEntry)
 	if err != nil {
-		return "", fmt.Errorf("%s: set %s password: %w", h.Name, UserSudoPassword, err)
+		return "", fmt.Errorf("%s: set %s password: %w", h.Name, fleet.UserSudoPassword, err)
 	}
 	return entry, nil
 }
@@ -115,7 +117,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h Host, hostK
 func setSudoPassword(ctx context.Context, root, password, entry string) (string, error) {
 	shadow := filepath.Join(root, "etc/shadow")
 	if entry == "" {
-		if _, err := commandInput(ctx, UserSudoPassword+":"+password+"\n", "chroot", root, "/usr/sbin/chpasswd"); err != nil {
+		if _, err := commandInput(ctx, fleet.UserSudoPassword+":"+password+"\n", "chroot", root, "/usr/sbin/chpasswd"); err != nil {
 			return "", err
 		}
 		b, err := os.ReadFile(shadow)
@@ -123,11 +125,11 @@ func setSudoPassword(ctx context.Context, root, password, entry string) (string,
 			return "", err
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, UserSudoPassword+":") {
+			if strings.HasPrefix(line, fleet.UserSudoPassword+":") {
 				return line, nil
 			}
 		}
-		return "", fmt.Errorf("%s has no %s entry after chpasswd", shadow, UserSudoPassword)
+		return "", fmt.Errorf("%s has no %s entry after chpasswd", shadow, fleet.UserSudoPassword)
 	}
 	st, err := os.Stat(shadow)
 	if err != nil {
@@ -140,12 +142,12 @@ func setSudoPassword(ctx context.Context, root, password, entry string) (string,
 	lines := strings.Split(string(b), "\n")
 	found := false
 	for i, line := range lines {
-		if strings.HasPrefix(line, UserSudoPassword+":") {
+		if strings.HasPrefix(line, fleet.UserSudoPassword+":") {
 			lines[i], found = entry, true
 		}
 	}
 	if !found {
-		return "", fmt.Errorf("%s has no %s entry", shadow, UserSudoPassword)
+		return "", fmt.Errorf("%s has no %s entry", shadow, fleet.UserSudoPassword)
 	}
 	// Written in place (the overlay copies it up), keeping the mode and
 	// owner (root:shadow 0640) the file already has.
@@ -207,7 +209,7 @@ const supervisorLoop = `for f in $CARGOSHIP_FLEET_CGROUPS; do echo $$ > "$f" || 
 while :; do "$@"; rc=$?; echo "cargoship-fleet: systemd-nspawn exited $rc"; [ "$rc" -eq 133 ] || exit "$rc"; done`
 
 // nspawnArgs is the host's systemd-nspawn command line.
-func nspawnArgs(p hostPaths, netns string, h Host) []string {
+func nspawnArgs(p hostPaths, netns string, h fleet.Host) []string {
 	return []string{
 		"--boot", "--directory=" + p.merged,
 		"--machine=" + netns, "--hostname=" + h.Name,
@@ -227,7 +229,7 @@ func nspawnArgs(p hostPaths, netns string, h Host) []string {
 
 // startHost starts a host's supervisor loop detached (own session, output
 // to the console log) and records its pid. node is Spec.NodeRuntime.
-func startHost(p hostPaths, netns string, h Host, node bool) (int, error) {
+func startHost(p hostPaths, netns string, h fleet.Host, node bool) (int, error) {
 	cgroups, err := createHostCgroups(h.Name, netns, node)
 	if err != nil {
 		return 0, err
@@ -282,5 +284,5 @@ func consoleTail(p hostPaths, n int) string {
 	if err != nil {
 		return "(no console log: " + err.Error() + ")"
 	}
-	return tail(string(b), n)
+	return fleet.Tail(string(b), n)
 }

@@ -1,10 +1,12 @@
-package fleet
+package container
 
 import (
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // TestNodeRuntimeContainerd_Root brings up a NodeRuntime host and runs a
@@ -18,13 +20,13 @@ func TestNodeRuntimeContainerd_Root(t *testing.T) {
 	const name, host = "rtnode", "kc0"
 	debs := nodeDebs(t, c)
 	image := probeImage(t)
-	f := upForTest(t, c, Spec{Name: name, Control: 1, Image: ImageBase, NodeRuntime: true})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 1, Image: ImageBase, NodeRuntime: true})
 	installContainerd(t, f, host, debs, image, false)
 	mem := hostCgroup(t, name, host, "memory")
 	const limit = "67108864" // 64 MiB
 
 	t.Run("ctr run with a memory limit", func(t *testing.T) {
-		run(t, f, host, UserRoot, "ctr run -d --memory-limit "+limit+" "+probeRef+" t1")
+		run(t, f, host, fleet.UserRoot, "ctr run -d --memory-limit "+limit+" "+probeRef+" t1")
 		dir := filepath.Join(mem, "default", "t1")
 		if got := readTrim(t, filepath.Join(dir, "memory.limit_in_bytes")); got != limit {
 			t.Errorf("%s/memory.limit_in_bytes = %s, want %s", dir, got, limit)
@@ -33,11 +35,11 @@ func TestNodeRuntimeContainerd_Root(t *testing.T) {
 	})
 
 	t.Run("the limit is enforced", func(t *testing.T) {
-		got := run(t, f, host, UserRoot, "ctr run --rm --memory-limit "+limit+" "+probeRef+" hog /nodeprobe hog 256; echo rc=$?")
+		got := run(t, f, host, fleet.UserRoot, "ctr run --rm --memory-limit "+limit+" "+probeRef+" hog /nodeprobe hog 256; echo rc=$?")
 		if !strings.HasSuffix(got, "rc=137") {
 			t.Errorf("256 MiB under a 64 MiB limit: %q, want an OOM kill (rc=137)", got)
 		}
-		got = run(t, f, host, UserRoot, "ctr run --rm --memory-limit "+limit+" "+probeRef+" small /nodeprobe hog 16; echo rc=$?")
+		got = run(t, f, host, fleet.UserRoot, "ctr run --rm --memory-limit "+limit+" "+probeRef+" small /nodeprobe hog 16; echo rc=$?")
 		if got != "allocated 16 MiB\nrc=0" {
 			t.Errorf("16 MiB under a 64 MiB limit: %q", got)
 		}
@@ -56,7 +58,7 @@ func TestNodeRuntimeContainerd_Root(t *testing.T) {
 		if err := c.PowerOn(context.Background(), name, host); err != nil {
 			t.Fatal(err)
 		}
-		run(t, f, host, UserRoot, "systemctl is-active containerd && ctr run -d --memory-limit "+limit+" "+probeRef+" t2")
+		run(t, f, host, fleet.UserRoot, "systemctl is-active containerd && ctr run -d --memory-limit "+limit+" "+probeRef+" t2")
 		dir := filepath.Join(mem, "default", "t2")
 		if got := readTrim(t, filepath.Join(dir, "memory.limit_in_bytes")); got != limit {
 			t.Errorf("after PowerOn: %s/memory.limit_in_bytes = %s, want %s", dir, got, limit)

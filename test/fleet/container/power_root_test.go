@@ -1,10 +1,12 @@
-package fleet
+package container
 
 import (
 	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // TestContainerPowerOffAndOn_Root cuts one host's power and restores it:
@@ -15,12 +17,12 @@ import (
 func TestContainerPowerOffAndOn_Root(t *testing.T) {
 	c := newRootBackend(t)
 	const name = "rtpower"
-	f := upForTest(t, c, Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase})
 	ctx := context.Background()
-	bootID := run(t, f, "kw0", UserRoot, "cat /proc/sys/kernel/random/boot_id")
-	run(t, f, "kw0", UserRoot, "echo kept > /var/tmp/disk && sync && echo gone > /run/ram")
+	bootID := run(t, f, "kw0", fleet.UserRoot, "cat /proc/sys/kernel/random/boot_id")
+	run(t, f, "kw0", fleet.UserRoot, "echo kept > /var/tmp/disk && sync && echo gone > /run/ram")
 
-	client, err := f.Dial(ctx, "kw0", UserRoot)
+	client, err := f.Dial(ctx, "kw0", fleet.UserRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,23 +48,23 @@ func TestContainerPowerOffAndOn_Root(t *testing.T) {
 	if n := len(procsInNetns([]string{netnsName(name, "kw0")})); n != 0 {
 		t.Errorf("%d process(es) still run in the powered-off host", n)
 	}
-	if _, _, err := f.Run(ctx, "kw0", UserRoot, "true"); err == nil {
+	if _, _, err := f.Run(ctx, "kw0", fleet.UserRoot, "true"); err == nil {
 		t.Error("the powered-off host answers SSH")
 	}
-	if got := run(t, f, "kc0", UserRoot, "systemctl is-system-running"); got != "running" {
+	if got := run(t, f, "kc0", fleet.UserRoot, "systemctl is-system-running"); got != "running" {
 		t.Errorf("the other host: %q, want running", got)
 	}
 
 	if err := c.PowerOn(ctx, name, "kw0"); err != nil {
 		t.Fatal(err)
 	}
-	if got := run(t, f, "kw0", UserRoot, "cat /var/tmp/disk"); got != "kept" {
+	if got := run(t, f, "kw0", fleet.UserRoot, "cat /var/tmp/disk"); got != "kept" {
 		t.Errorf("the disk after the power cut holds %q, want kept", got)
 	}
-	if got := run(t, f, "kw0", UserRoot, "ls /run/ram 2>&1 || true"); !strings.Contains(got, "No such file") {
+	if got := run(t, f, "kw0", fleet.UserRoot, "ls /run/ram 2>&1 || true"); !strings.Contains(got, "No such file") {
 		t.Errorf("/run survived the power cut: %q", got)
 	}
-	if got := run(t, f, "kw0", UserRoot, "cat /proc/sys/kernel/random/boot_id"); got == bootID {
+	if got := run(t, f, "kw0", fleet.UserRoot, "cat /proc/sys/kernel/random/boot_id"); got == bootID {
 		t.Errorf("boot_id %s is the one before the power cut: the host did not boot again", got)
 	}
 	if err := c.PowerOn(ctx, name, "kw0"); err == nil || !strings.Contains(err.Error(), "not powered off") {

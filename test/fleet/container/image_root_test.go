@@ -1,10 +1,12 @@
-package fleet
+package container
 
 import (
 	"context"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // requireRoot skips a test that needs root when not root. CI runs as root,
@@ -22,7 +24,7 @@ func TestImage_Root(t *testing.T) {
 	requireRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	im, err := EnsureImage(ctx, Options{Logger: testLogger(t)})
+	im, err := EnsureImage(ctx, fleet.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestImage_Root(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	im2, err := EnsureImage(ctx, Options{Logger: testLogger(t)})
+	im2, err := EnsureImage(ctx, fleet.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -9,17 +9,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // Helpers of the NodeRuntime root tests: putting containerd into a host,
 // and looking at a host's cgroups from this machine.
 
 // upload copies a local file to a host over SSH (root), with mode.
-func upload(t *testing.T, f *Fleet, host, local, remote string, mode os.FileMode) {
+func upload(t *testing.T, f *fleet.Fleet, host, local, remote string, mode os.FileMode) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client, err := f.Dial(ctx, host, UserRoot)
+	client, err := f.Dial(ctx, host, fleet.UserRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func upload(t *testing.T, f *Fleet, host, local, remote string, mode os.FileMode
 // containerd for it: runc's cgroup driver (systemdCgroup) to match the
 // kubelet's, and restrict_oom_score_adj where this machine cannot lower an
 // oom_score_adj (see containerdConfig).
-func installContainerd(t *testing.T, f *Fleet, host string, debs []string, image string, systemdCgroup bool) {
+func installContainerd(t *testing.T, f *fleet.Fleet, host string, debs []string, image string, systemdCgroup bool) {
 	t.Helper()
 	var remote []string
 	for _, d := range debs {
@@ -54,10 +56,10 @@ func installContainerd(t *testing.T, f *Fleet, host string, debs []string, image
 		remote = append(remote, r)
 	}
 	upload(t, f, host, image, "/root/probe.tar", 0o644)
-	run(t, f, host, UserRoot, "DEBIAN_FRONTEND=noninteractive dpkg -i "+strings.Join(remote, " ")+" >/dev/null")
-	run(t, f, host, UserRoot, containerdConfig(systemdCgroup)+" && systemctl restart containerd")
+	run(t, f, host, fleet.UserRoot, "DEBIAN_FRONTEND=noninteractive dpkg -i "+strings.Join(remote, " ")+" >/dev/null")
+	run(t, f, host, fleet.UserRoot, containerdConfig(systemdCgroup)+" && systemctl restart containerd")
 	for _, ns := range []string{"default", "k8s.io"} {
-		run(t, f, host, UserRoot, "ctr -n "+ns+" image import /root/probe.tar >/dev/null")
+		run(t, f, host, fleet.UserRoot, "ctr -n "+ns+" image import /root/probe.tar >/dev/null")
 	}
 }
 

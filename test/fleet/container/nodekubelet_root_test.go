@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // TestNodeRuntimeKubelet_Root runs a real kubelet (v1.35.4, standalone:
@@ -27,18 +29,18 @@ func TestNodeRuntimeKubelet_Root(t *testing.T) {
 	debs := nodeDebs(t, c)
 	image := probeImage(t)
 	assertSysctlsKept(t) // after Down: cleanups run last-registered first
-	f := upForTest(t, c, Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase, NodeRuntime: true})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase, NodeRuntime: true})
 	drivers := map[string]string{"kc0": "systemd", "kw0": "cgroupfs"}
 	for _, h := range f.Hosts {
 		t.Run(h.Name+"/"+drivers[h.Name], func(t *testing.T) {
 			driver := drivers[h.Name]
 			installContainerd(t, f, h.Name, debs, image, driver == "systemd")
 			upload(t, f, h.Name, kubelet, "/usr/local/bin/kubelet", 0o755)
-			run(t, f, h.Name, UserRoot, "mkdir -p /etc/kubernetes/manifests && cat > /var/lib/kubelet/config.yaml <<'EOF'\n"+kubeletConfig(driver)+"EOF\n"+
+			run(t, f, h.Name, fleet.UserRoot, "mkdir -p /etc/kubernetes/manifests && cat > /var/lib/kubelet/config.yaml <<'EOF'\n"+kubeletConfig(driver)+"EOF\n"+
 				"cat > /etc/kubernetes/manifests/probe.yaml <<'EOF'\n"+probePod+"EOF\n"+
 				"systemd-run --unit=kubelet /usr/local/bin/kubelet --config=/var/lib/kubelet/config.yaml")
 			pod := waitPodRunning(t, f, h)
-			if got := run(t, f, h.Name, UserRoot, "cat /proc/sys/vm/overcommit_memory /proc/sys/kernel/panic_on_oops"); got != "1\n1" {
+			if got := run(t, f, h.Name, fleet.UserRoot, "cat /proc/sys/vm/overcommit_memory /proc/sys/kernel/panic_on_oops"); got != "1\n1" {
 				t.Errorf("%s: kubelet's sysctls in the host: %q, want 1 and 1", h.Name, got)
 			}
 			mem := hostCgroup(t, name, h.Name, "memory")
@@ -100,7 +102,7 @@ type podSeen struct{ name, uid string }
 // waitPodRunning polls the kubelet's read-only /pods until the probe pod's
 // container runs and is ready; on timeout it fails with the kubelet's and
 // containerd's logs.
-func waitPodRunning(t *testing.T, f *Fleet, h Host) podSeen {
+func waitPodRunning(t *testing.T, f *fleet.Fleet, h fleet.Host) podSeen {
 	t.Helper()
 	url := "http://" + h.Address + ":10255/pods"
 	client := &http.Client{Timeout: 3 * time.Second}
@@ -118,7 +120,7 @@ func waitPodRunning(t *testing.T, f *Fleet, h Host) podSeen {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	logs, _, _ := f.Run(ctx, h.Name, UserRoot, "journalctl -u kubelet -u containerd -n 60 --no-pager")
+	logs, _, _ := f.Run(ctx, h.Name, fleet.UserRoot, "journalctl -u kubelet -u containerd -n 60 --no-pager")
 	t.Fatalf("%s: the static pod did not run within 3m (last: %s); logs:\n%s", h.Name, last, logs)
 	return podSeen{}
 }

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/k8s"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // The kubelet the NodeRuntime kubelet test runs: Kubernetes 1.35.4, static,
@@ -58,11 +60,11 @@ func kubeletBinary(t *testing.T, c *Container) string {
 // its staging/ tree.
 func buildKubelet(ctx context.Context, c *Container, dir string) (string, error) {
 	bin, stamp := filepath.Join(dir, "kubelet"), filepath.Join(dir, ".stamp")
-	lock, err := acquireLock(ctx, dir+".lock", "kubelet build", c.opts.Logger)
+	lock, err := fleet.AcquireLock(ctx, dir+".lock", "kubelet build", c.opts.Logger)
 	if err != nil {
 		return "", err
 	}
-	defer lock.release()
+	defer lock.Release()
 	if fileExists(stamp) && fileExists(bin) {
 		return bin, nil
 	}
@@ -85,15 +87,15 @@ func buildKubelet(ctx context.Context, c *Container, dir string) (string, error)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build k8s.io/kubernetes/cmd/kubelet@v%s: %w\n%s", kubeletVersion, err, tail(string(out), 2000))
+		return "", fmt.Errorf("go build k8s.io/kubernetes/cmd/kubelet@v%s: %w\n%s", kubeletVersion, err, fleet.Tail(string(out), 2000))
 	}
 	if err := os.Rename(bin+".tmp", bin); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(stamp, []byte("kubelet v"+kubeletVersion+" built in "+since(start).String()+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(stamp, []byte("kubelet v"+kubeletVersion+" built in "+fleet.Since(start).String()+"\n"), 0o644); err != nil {
 		return "", err
 	}
-	c.opts.Logger.Info("built kubelet v" + kubeletVersion + " in " + since(start).String())
+	c.opts.Logger.Info("built kubelet v" + kubeletVersion + " in " + fleet.Since(start).String())
 	return bin, nil
 }
 

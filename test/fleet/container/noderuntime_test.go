@@ -1,9 +1,11 @@
-package fleet
+package container
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // A NodeRuntime host's nspawn line is the plain one without --boot, with
@@ -11,7 +13,7 @@ import (
 // the machine's hybrid layout and installs no seccomp filter.
 func TestNodeNspawn(t *testing.T) {
 	p := pathsFor("/f", "kc0")
-	plain := nspawnArgs(p, "cs-dev-kc0", Host{Name: "kc0"})
+	plain := nspawnArgs(p, "cs-dev-kc0", fleet.Host{Name: "kc0"})
 	env := []string{"PATH=/bin", "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1", "CARGOSHIP_FLEET_CGROUPS=x"}
 	args, nenv := nodeNspawn(p, plain, env)
 	if slices.Contains(args, "--boot") {
@@ -37,7 +39,7 @@ func TestNodeNspawn(t *testing.T) {
 	if got := strings.Join(nenv, " "); got != "PATH=/bin CARGOSHIP_FLEET_CGROUPS=x SYSTEMD_SECCOMP=0" {
 		t.Errorf("env = %s", got)
 	}
-	if strings.Join(plain, " ") != strings.Join(nspawnArgs(p, "cs-dev-kc0", Host{Name: "kc0"}), " ") {
+	if strings.Join(plain, " ") != strings.Join(nspawnArgs(p, "cs-dev-kc0", fleet.Host{Name: "kc0"}), " ") {
 		t.Error("nodeNspawn changed the plain line it was given")
 	}
 }
@@ -74,10 +76,10 @@ func TestCgroupDirIn(t *testing.T) {
 // NodeRuntime hosts are estimated with containerd and kubelet in them.
 func TestCheckMemoryNodeRuntime(t *testing.T) {
 	avail := memBaseMiB + memReserveMiB
-	if err := checkMemory(Spec{Name: "dev", Image: ImageBase}, 1, avail); err != nil {
+	if err := checkMemory(fleet.Spec{Name: "dev", Image: ImageBase}, 1, avail); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkMemory(Spec{Name: "dev", Image: ImageBase, NodeRuntime: true}, 1, avail); err == nil {
+	if err := checkMemory(fleet.Spec{Name: "dev", Image: ImageBase, NodeRuntime: true}, 1, avail); err == nil {
 		t.Error("a NodeRuntime host fit where only a plain one does")
 	}
 }

@@ -1,6 +1,7 @@
-package fleet
+package container
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // Image kinds a Spec can ask for.
@@ -66,7 +69,7 @@ var (
 	// e2scrub needs LVM the hosts do not have.
 	baseMasked = []string{"apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_reap.service"}
 	// Users every host has. Their authorized_keys are written per fleet.
-	fleetUsers = []string{UserTester, UserSudoPassword}
+	fleetUsers = []string{fleet.UserTester, fleet.UserSudoPassword}
 	// Modules this kernel has built in; a fake modules.builtin lets
 	// `modprobe br_netfilter` succeed the way it would on a real host.
 	fakeBuiltinModules = []string{
@@ -82,7 +85,7 @@ var (
 		{"etc/systemd/system/ssh.service.d/10-hostkeys.conf", 0o644,
 			"[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n"},
 		{"etc/ssh/sshd_config.d/fleet.conf", 0o644, "UseDNS no\n"},
-		{"etc/sudoers.d/tester", 0o440, UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
+		{"etc/sudoers.d/tester", 0o440, fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
 		// No DNS by design; a placeholder so resolvers fail fast.
 		{"etc/resolv.conf", 0o644, "nameserver 127.0.0.1\n"},
 		// Empty: systemd makes a fresh machine-id on every host's boot.
@@ -203,10 +206,13 @@ func readStamp(path string) (stamp, error) {
 	return s, json.Unmarshal(b, &s)
 }
 
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
+// EnsureImage builds (if missing or stale) and verifies the container
+// backend's rootfs layers.
+func EnsureImage(ctx context.Context, opts fleet.Options) (Image, error) {
+	o, err := opts.WithDefaults()
+	if err != nil {
+		return Image{}, err
 	}
-	return os.Rename(tmp, path)
+	b := &imageBuilder{cache: o.CacheDir, log: o.Logger}
+	return b.ensure(ctx)
 }

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // A NodeRuntime host (Spec.NodeRuntime) is set up the way kind sets up its
@@ -138,7 +140,7 @@ func nodeRuntimeCheck(stateDir string) error {
 }
 
 // prepareNode writes nodeInit into a host and makes its state dirs.
-func prepareNode(p hostPaths, h Host) error {
+func prepareNode(p hostPaths, h fleet.Host) error {
 	for _, b := range nodeBinds {
 		if err := os.MkdirAll(filepath.Join(p.node, filepath.Base(b)), 0o755); err != nil {
 			return fmt.Errorf("%s: node state: %w", h.Name, err)

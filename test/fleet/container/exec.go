@@ -1,11 +1,14 @@
-package fleet
+package container
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // command runs a host tool (ip, debootstrap, systemd-nspawn, ...) and returns
@@ -25,16 +28,12 @@ func commandInput(ctx context.Context, input, name string, args ...string) (stri
 		cmd.Stdin = strings.NewReader(input)
 	}
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, tail(stderr.String(), 800))
+		return stdout.String(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, fleet.Tail(stderr.String(), 800))
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }
 
-// tail returns at most the last n bytes of s, trimmed, for error messages.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = "..." + s[len(s)-n:]
-	}
-	return s
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // imageBuilder builds and verifies the layers under <cache>/rootfs.
@@ -30,11 +32,11 @@ func (b *imageBuilder) layerDir(kind, version string) string {
 // The build lock makes a second process wait for the first one's build
 // and then reuse it, instead of two debootstraps racing into one directory.
 func (b *imageBuilder) ensure(ctx context.Context) (Image, error) {
-	lock, err := acquireLock(ctx, filepath.Join(b.cache, "rootfs.lock"), "rootfs build", b.log)
+	lock, err := fleet.AcquireLock(ctx, filepath.Join(b.cache, "rootfs.lock"), "rootfs build", b.log)
 	if err != nil {
 		return Image{}, err
 	}
-	defer lock.release()
+	defer lock.Release()
 
 	bv, ev := baseVersion(), extraVersion()
 	im := Image{Base: b.layerDir("base", bv), Extra: b.layerDir("extra", ev)}
@@ -80,7 +82,7 @@ func runLogged(ctx context.Context, logf *os.File, name string, args ...string) 
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C")
 	if err := cmd.Run(); err != nil {
 		b, _ := os.ReadFile(logf.Name())
-		return fmt.Errorf("%s %s: %w (log %s): %s", name, strings.Join(args, " "), err, logf.Name(), tail(string(b), 1500))
+		return fmt.Errorf("%s %s: %w (log %s): %s", name, strings.Join(args, " "), err, logf.Name(), fleet.Tail(string(b), 1500))
 	}
 	return nil
 }
@@ -102,7 +104,7 @@ func (b *imageBuilder) buildBase(ctx context.Context, dir, version string) error
 		return err
 	}
 	defer logf.Close()
-	mirror := debianMirror()
+	mirror := fleet.DebianMirror()
 	if err := runLogged(ctx, logf, "debootstrap", "--variant=minbase",
 		"--include="+strings.Join(baseInclude, ","), "--cache-dir="+b.debDir(),
 		guestSuite, partial, mirror); err != nil {
@@ -127,7 +129,7 @@ func (b *imageBuilder) buildBase(ctx context.Context, dir, version string) error
 func (b *imageBuilder) writeStamp(dir, version, mirror string, start time.Time) error {
 	d := time.Since(start)
 	data, _ := json.MarshalIndent(stamp{Version: version, Built: time.Now().UTC(), Mirror: mirror, Seconds: d.Seconds()}, "", "  ")
-	if err := writeFileAtomic(dir+".stamp", append(data, '\n'), 0o644); err != nil {
+	if err := fleet.WriteFileAtomic(dir+".stamp", append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	b.log.Info(fmt.Sprintf("built layer %s in %s", filepath.Base(dir), d.Round(time.Second)))
@@ -261,7 +263,7 @@ func (b *imageBuilder) buildExtra(ctx context.Context, base, dir, version string
 	if err := os.Rename(partial, dir); err != nil {
 		return err
 	}
-	return b.writeStamp(dir, version, debianMirror(), start)
+	return b.writeStamp(dir, version, fleet.DebianMirror(), start)
 }
 
 // prune deletes layers of older recipe versions, unless a running fleet still

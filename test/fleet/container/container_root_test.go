@@ -1,4 +1,4 @@
-package fleet
+package container
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
 // newRootBackend returns a container backend whose fleets live in a
@@ -17,7 +20,7 @@ import (
 func newRootBackend(t *testing.T) *Container {
 	t.Helper()
 	requireRoot(t)
-	c, err := NewContainer(Options{StateDir: t.TempDir(), Logger: testLogger(t)})
+	c, err := NewContainer(fleet.Options{StateDir: t.TempDir(), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func newRootBackend(t *testing.T) *Container {
 // upForTest brings a fleet up and registers its Down, which runs even when
 // the test fails (t.TempDir's own cleanup is registered earlier, so it runs
 // after).
-func upForTest(t *testing.T, c *Container, spec Spec) *Fleet {
+func upForTest(t *testing.T, c *Container, spec fleet.Spec) *fleet.Fleet {
 	t.Helper()
 	t.Cleanup(func() {
 		if err := c.Down(context.Background(), spec.Name); err != nil {
@@ -43,7 +46,7 @@ func upForTest(t *testing.T, c *Container, spec Spec) *Fleet {
 	return f
 }
 
-func run(t *testing.T, f *Fleet, host, user, cmd string) string {
+func run(t *testing.T, f *fleet.Fleet, host, user, cmd string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -61,7 +64,7 @@ func TestContainerFleet_Root(t *testing.T) {
 	c := newRootBackend(t)
 	const name = "rtfleet"
 	start := time.Now()
-	f := upForTest(t, c, Spec{Name: name, Control: 2, Worker: 2, Infra: 1})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 2, Worker: 2, Infra: 1})
 	t.Logf("measured: 5 hosts up (ssh + systemd running) in %s", time.Since(start).Round(100*time.Millisecond))
 
 	if len(f.Hosts) != 5 {
@@ -70,40 +73,40 @@ func TestContainerFleet_Root(t *testing.T) {
 	ctx := context.Background()
 	for _, h := range f.Hosts {
 		t.Run("host/"+h.Name, func(t *testing.T) {
-			if got := run(t, f, h.Name, UserRoot, "hostname"); got != h.Name {
+			if got := run(t, f, h.Name, fleet.UserRoot, "hostname"); got != h.Name {
 				t.Errorf("hostname = %q, want %q", got, h.Name)
 			}
-			if got := run(t, f, h.Name, UserRoot, "ip -4 -o addr show dev eth0"); !strings.Contains(got, " "+h.Address+"/24 ") {
+			if got := run(t, f, h.Name, fleet.UserRoot, "ip -4 -o addr show dev eth0"); !strings.Contains(got, " "+h.Address+"/24 ") {
 				t.Errorf("eth0 = %q, want %s/24", got, h.Address)
 			}
-			if got := run(t, f, h.Name, UserRoot, "systemctl is-system-running || systemctl --failed --no-legend"); got != "running" {
+			if got := run(t, f, h.Name, fleet.UserRoot, "systemctl is-system-running || systemctl --failed --no-legend"); got != "running" {
 				t.Errorf("systemctl is-system-running = %q, want running", got)
 			}
-			if got := run(t, f, h.Name, UserTester, "sudo -n id -u"); got != "0" {
+			if got := run(t, f, h.Name, fleet.UserTester, "sudo -n id -u"); got != "0" {
 				t.Errorf("tester: sudo -n id -u = %q, want 0", got)
 			}
-			if _, stderr, err := f.Run(ctx, h.Name, UserSudoPassword, "sudo -n true"); err == nil {
+			if _, stderr, err := f.Run(ctx, h.Name, fleet.UserSudoPassword, "sudo -n true"); err == nil {
 				t.Error("sudopw: sudo -n succeeded; it must need a password")
 			} else if !strings.Contains(stderr, "password is required") {
 				t.Errorf("sudopw: sudo -n failed, but not for want of a password: %s", stderr)
 			}
-			out, _, err := f.RunInput(ctx, h.Name, UserSudoPassword, f.SudoPassword+"\n", "sudo -S -p '' id -u")
+			out, _, err := f.RunInput(ctx, h.Name, fleet.UserSudoPassword, f.SudoPassword+"\n", "sudo -S -p '' id -u")
 			if err != nil || strings.TrimSpace(out) != "0" {
 				t.Errorf("sudopw: sudo -S with the fleet password: %q, %v", out, err)
 			}
-			if _, _, err := f.RunInput(ctx, h.Name, UserSudoPassword, "wrong-"+f.SudoPassword+"\n", "sudo -S -p '' id -u"); err == nil {
+			if _, _, err := f.RunInput(ctx, h.Name, fleet.UserSudoPassword, "wrong-"+f.SudoPassword+"\n", "sudo -S -p '' id -u"); err == nil {
 				t.Error("sudopw: sudo -S accepted a wrong password")
 			}
 		})
 	}
 
 	t.Run("nftables is per host", func(t *testing.T) {
-		run(t, f, "kc0", UserRoot, "nft add table inet cstest && nft add chain inet cstest input '{ type filter hook input priority 0; }' && nft add rule inet cstest input tcp dport 9999 drop")
-		if got := run(t, f, "kc0", UserRoot, "nft list table inet cstest"); !strings.Contains(got, "tcp dport 9999 drop") {
+		run(t, f, "kc0", fleet.UserRoot, "nft add table inet cstest && nft add chain inet cstest input '{ type filter hook input priority 0; }' && nft add rule inet cstest input tcp dport 9999 drop")
+		if got := run(t, f, "kc0", fleet.UserRoot, "nft list table inet cstest"); !strings.Contains(got, "tcp dport 9999 drop") {
 			t.Errorf("kc0 lost its rule: %s", got)
 		}
 		for _, h := range f.Hosts[1:] {
-			if got := run(t, f, h.Name, UserRoot, "nft list tables"); strings.Contains(got, "cstest") {
+			if got := run(t, f, h.Name, fleet.UserRoot, "nft list tables"); strings.Contains(got, "cstest") {
 				t.Errorf("%s sees kc0's table: %s", h.Name, got)
 			}
 		}
@@ -114,14 +117,14 @@ func TestContainerFleet_Root(t *testing.T) {
 
 	t.Run("tcp between hosts over the bridge", func(t *testing.T) {
 		srv := f.Hosts[3] // kw1
-		run(t, f, srv.Name, UserRoot, "systemd-run --unit=cstest-http --working-directory=/etc python3 -m http.server 8080 --bind "+srv.Address)
+		run(t, f, srv.Name, fleet.UserRoot, "systemd-run --unit=cstest-http --working-directory=/etc python3 -m http.server 8080 --bind "+srv.Address)
 		// python3 takes a moment to listen; retry from the client for up to 10 s.
-		got := run(t, f, "kc0", UserRoot, `for i in $(seq 50); do python3 -c 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode().strip())' http://`+srv.Address+`:8080/hostname 2>/dev/null && exit 0; sleep 0.2; done; exit 1`)
+		got := run(t, f, "kc0", fleet.UserRoot, `for i in $(seq 50); do python3 -c 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode().strip())' http://`+srv.Address+`:8080/hostname 2>/dev/null && exit 0; sleep 0.2; done; exit 1`)
 		if got != srv.Name {
 			t.Errorf("kc0 fetched %q from %s's /etc/hostname, want %q", got, srv.Name, srv.Name)
 		}
 		// And raw TCP with bash's /dev/tcp, to the other host's sshd.
-		if got := run(t, f, "ki0", UserRoot, "timeout 5 bash -c 'exec 3<>/dev/tcp/"+f.Hosts[0].Address+"/22; head -c 7 <&3'"); got != "SSH-2.0" {
+		if got := run(t, f, "ki0", fleet.UserRoot, "timeout 5 bash -c 'exec 3<>/dev/tcp/"+f.Hosts[0].Address+"/22; head -c 7 <&3'"); got != "SSH-2.0" {
 			t.Errorf("ki0 -> kc0:22 banner = %q", got)
 		}
 	})
@@ -131,14 +134,19 @@ func TestContainerFleet_Root(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv := loadInventory(t, b)
+		// read with cargoship's own loader, the one `cargoship apply
+		// --config` uses: anything it rejects fails here
+		inv, _, err := v1alpha1.ParseCluster("inventory.yaml", b)
+		if err != nil {
+			t.Fatalf("cargoship rejects the inventory: %v\n%s", err, b)
+		}
 		for i, h := range inv.Spec.Hosts {
 			if h.Hostname != f.Hosts[i].Name || h.SSH.Address != f.Hosts[i].Address || h.SSH.KeyPath != f.KeyPath {
 				t.Errorf("inventory host %d = %+v", i, h)
 			}
 		}
 		// OpenSSH with strict host key checking against the fleet's known_hosts.
-		args := append(SSHArgs(f, f.Hosts[4], UserRoot)[1:], "-o", "BatchMode=yes", "hostname")
+		args := append(fleet.SSHArgs(f, f.Hosts[4], fleet.UserRoot)[1:], "-o", "BatchMode=yes", "hostname")
 		out, err := exec.Command("ssh", args...).CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != f.Hosts[4].Name {
 			t.Errorf("ssh %s: %q %v", strings.Join(args, " "), out, err)
@@ -147,13 +155,13 @@ func TestContainerFleet_Root(t *testing.T) {
 
 	t.Run("reboot comes back", func(t *testing.T) {
 		h := f.Hosts[4]
-		before := run(t, f, h.Name, UserRoot, "cat /proc/sys/kernel/random/boot_id")
-		_, _, _ = f.Run(ctx, h.Name, UserRoot, "systemctl reboot")
+		before := run(t, f, h.Name, fleet.UserRoot, "cat /proc/sys/kernel/random/boot_id")
+		_, _, _ = f.Run(ctx, h.Name, fleet.UserRoot, "systemctl reboot")
 		rebootStart := time.Now()
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			out, _, err := f.Run(cctx, h.Name, UserRoot, "systemctl is-system-running; cat /proc/sys/kernel/random/boot_id")
+			out, _, err := f.Run(cctx, h.Name, fleet.UserRoot, "systemctl is-system-running; cat /proc/sys/kernel/random/boot_id")
 			cancel()
 			if fields := strings.Fields(out); err == nil && len(fields) == 2 && fields[0] == "running" && fields[1] != before {
 				t.Logf("measured: %s rebooted and running again in %s", h.Name, time.Since(rebootStart).Round(100*time.Millisecond))
@@ -226,8 +234,8 @@ func assertNothingLeft(t *testing.T, c *Container, name, dir string) {
 func TestContainerFleetRefusesAFleetAlreadyUp_Root(t *testing.T) {
 	c := newRootBackend(t)
 	const name = "rtrefuse"
-	f := upForTest(t, c, Spec{Name: name, Control: 1, Image: ImageBase})
-	_, err := c.Up(context.Background(), Spec{Name: name, Control: 1, Image: ImageBase})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 1, Image: ImageBase})
+	_, err := c.Up(context.Background(), fleet.Spec{Name: name, Control: 1, Image: ImageBase})
 	if err == nil {
 		t.Fatal("second Up of a fleet that is up succeeded")
 	}
@@ -236,11 +244,11 @@ func TestContainerFleetRefusesAFleetAlreadyUp_Root(t *testing.T) {
 			t.Errorf("refusal %q lacks %q", err, want)
 		}
 	}
-	if got := run(t, f, "kc0", UserRoot, "systemctl is-system-running"); got != "running" {
+	if got := run(t, f, "kc0", fleet.UserRoot, "systemctl is-system-running"); got != "running" {
 		t.Errorf("after the refused Up, kc0 is %q", got)
 	}
 	// The base image has the fleet's tools but none of the extra packages.
-	if _, _, err := f.Run(context.Background(), "kc0", UserRoot, "command -v firewalld"); err == nil {
+	if _, _, err := f.Run(context.Background(), "kc0", fleet.UserRoot, "command -v firewalld"); err == nil {
 		t.Error("base image host has firewalld")
 	}
 	got, err := c.Get(context.Background(), name)
@@ -255,7 +263,7 @@ func TestContainerFleetRefusesAFleetAlreadyUp_Root(t *testing.T) {
 func TestContainerFleetDownAfterCrash_Root(t *testing.T) {
 	c := newRootBackend(t)
 	const name = "rtcrash"
-	f := upForTest(t, c, Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase})
+	f := upForTest(t, c, fleet.Spec{Name: name, Control: 1, Worker: 1, Image: ImageBase})
 	// The crash: the supervisor loops die without a poweroff, and the state
 	// is half gone.
 	for _, p := range fleetProcs(name) {
@@ -284,7 +292,7 @@ func TestContainerFleetDownAfterCrash_Root(t *testing.T) {
 	if !listed {
 		t.Errorf("List does not report the crashed fleet's leftovers: %+v", st)
 	}
-	if _, err := c.Up(context.Background(), Spec{Name: name, Control: 1, Image: ImageBase}); err == nil || !strings.Contains(err.Error(), "already up") {
+	if _, err := c.Up(context.Background(), fleet.Spec{Name: name, Control: 1, Image: ImageBase}); err == nil || !strings.Contains(err.Error(), "already up") {
 		t.Errorf("Up over a crashed fleet's leftovers: %v; want a refusal", err)
 	}
 	if err := c.Down(context.Background(), name); err != nil {
