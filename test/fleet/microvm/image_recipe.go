@@ -220,7 +220,20 @@ const containerDoubleCIL = `; cargoship: a test double of container-selinux's ty
 const (
 	fapolicydModule       = "cargoship-fapolicyd"
 	containerDoubleModule = "cargoship-container-selinux-double"
+	firewalldModule       = "cargoship-firewalld"
 )
+
+// firewalldCIL lets firewalld answer an administrator. Debian 12's policy
+// lets firewall-cmd, run from root's unconfined shell, call firewalld_t
+// over D-Bus but denies firewalld_t's reply (send_msg to unconfined_t), so
+// every firewall-cmd waits 25 s and fails with NoReply while firewalld
+// runs (observed under enforcing; docs/reference/microvm.md §6). Fedora's
+// policy allows it. Its Python's libffi executes closures from a memfd
+// (firewalld_tmpfs_t), which is denied too.
+const firewalldCIL = `; cargoship: firewall-cmd's replies on Debian 12
+(allow firewalld_t unconfined_t (dbus (send_msg)))
+(allow firewalld_t firewalld_tmpfs_t (file (execute)))
+`
 
 // builtinRecipe is the recipe of the image EnsureImage builds.
 func builtinRecipe() recipe {
@@ -294,6 +307,7 @@ func builtinRecipe() recipe {
 		Modules: map[string]string{
 			fapolicydModule:       fapolicydCIL,
 			containerDoubleModule: containerDoubleCIL,
+			firewalldModule:       firewalldCIL,
 		},
 		SizeBytes:      3 << 30,
 		Cmdline:        GuestCmdline,

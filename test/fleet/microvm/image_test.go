@@ -293,7 +293,7 @@ func TestImageRecipeKernelCmdline(t *testing.T) {
 
 func TestImageRecipeSELinuxModules(t *testing.T) {
 	r := builtinRecipe()
-	if !slices.Equal(slices.Sorted(maps.Keys(r.Modules)), []string{containerDoubleModule, fapolicydModule}) {
+	if !slices.Equal(slices.Sorted(maps.Keys(r.Modules)), []string{containerDoubleModule, fapolicydModule, firewalldModule}) {
 		t.Fatalf("modules %v", slices.Sorted(maps.Keys(r.Modules)))
 	}
 	d := r.Modules[containerDoubleModule]
