@@ -23,7 +23,7 @@ func (p *Provider) Down(ctx context.Context, name string) error {
 
 func (p *Provider) down(_ context.Context, name string) error {
 	dir := p.fleetDir(name)
-	pids := qemuPIDs(name)
+	pids := qemuPIDs(p.s.stateDir, name)
 	if st, err := readState(dir); err == nil {
 		for _, h := range st.Hosts {
 			if pid := readPid(pathsOf(dir, h.Name).pid); alive(pid) {
@@ -32,7 +32,7 @@ func (p *Provider) down(_ context.Context, name string) error {
 		}
 	}
 	stop(slices.Collect(maps.Values(pids)), 5*time.Second)
-	if left := qemuPIDs(name); len(left) > 0 {
+	if left := qemuPIDs(p.s.stateDir, name); len(left) > 0 {
 		return fmt.Errorf("fleet %q: qemu still running for %v after SIGKILL", name, slices.Sorted(maps.Keys(left)))
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -46,5 +46,5 @@ func (p *Provider) down(_ context.Context, name string) error {
 
 // running names the guests of a fleet whose qemu runs.
 func (p *Provider) running(name string) []string {
-	return slices.Sorted(maps.Keys(qemuPIDs(name)))
+	return slices.Sorted(maps.Keys(qemuPIDs(p.s.stateDir, name)))
 }

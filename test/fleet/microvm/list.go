@@ -40,7 +40,7 @@ func (p *Provider) List(_ context.Context) ([]fleet.Status, error) {
 		st, err := readState(dir)
 		if err != nil {
 			s.Problems = append(s.Problems, "no state file")
-			for host, pid := range qemuPIDs(e.Name()) {
+			for host, pid := range qemuPIDs(p.s.stateDir, e.Name()) {
 				s.Hosts = append(s.Hosts, fleet.HostStatus{Host: fleet.Host{Name: host}, State: "running", PID: pid})
 			}
 			out = append(out, s)

@@ -33,11 +33,11 @@ func alive(pid int) bool {
 	return r < 0 || !strings.HasPrefix(strings.TrimSpace(s[r+1:]), "Z")
 }
 
-// qemuPIDs are the running qemu processes of a fleet, found by the -name
+// qemuPIDs are the running qemu processes of a fleet of stateDir, found by the -name
 // each guest is started with, so a fleet whose state is gone is still
 // found. It maps the host name to the pid.
-func qemuPIDs(fleetName string) map[string]int {
-	prefix := guestName(fleetName, "")
+func qemuPIDs(stateDir, fleetName string) map[string]int {
+	prefix := guestName(stateDir, fleetName, "")
 	out := map[string]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {

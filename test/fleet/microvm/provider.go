@@ -175,7 +175,7 @@ func (p *Provider) create(ctx context.Context, dir string, st *vmState, img Imag
 		}
 		keys[h.Name] = pubs
 		st.Hosts[i].HostKey = fleet.AuthorizedKey(pubs[0], "") // ed25519 comes first
-		if err := startGuest(ctx, st, i, id, img, pathsOf(dir, h.Name)); err != nil {
+		if err := startGuest(ctx, p.s.stateDir, st, i, id, img, pathsOf(dir, h.Name)); err != nil {
 			return nil, err
 		}
 	}

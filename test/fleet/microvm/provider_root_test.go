@@ -89,7 +89,7 @@ func TestFleetLifecycle_Root(t *testing.T) {
 	assert.Equal(t, "Enforcing", run("kw0", "getenforce"))
 
 	require.NoError(t, p.Down(ctx, name))
-	assert.Empty(t, qemuPIDs(name), "no qemu process is left")
+	assert.Empty(t, qemuPIDs(state, name), "no qemu process is left")
 	assert.NoDirExists(t, filepath.Join(state, name), "nothing is left under the state dir")
 	require.NoError(t, p.Down(ctx, name), "Down again is a no-op")
 }

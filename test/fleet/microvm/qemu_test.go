@@ -80,3 +80,18 @@ func TestSegmentAddressing(t *testing.T) {
 		t.Error("two fleets share a segment")
 	}
 }
+
+// Two state dirs' fleets of one name have guests of different names, so
+// neither's Down finds the other's qemu.
+func TestGuestNamesPerStateDir(t *testing.T) {
+	a, b := guestName("/ci/a/build/microvm", "e2e", "kc0"), guestName("/ci/b/build/microvm", "e2e", "kc0")
+	if a == b {
+		t.Errorf("one name for two state dirs: %s", a)
+	}
+	if !strings.HasPrefix(a, "cargoship-") || !strings.HasSuffix(a, "-e2e-kc0") {
+		t.Errorf("guest name %q", a)
+	}
+	if strings.HasPrefix(guestName("/x", "e2estage", "kc0"), guestName("/x", "e2e", "")) {
+		t.Error("fleet e2e's prefix matches fleet e2estage's guests")
+	}
+}

@@ -10,8 +10,12 @@ import (
 )
 
 // guestName is a guest's qemu -name: how Down finds a guest's process when
-// its pid file is gone.
-func guestName(fleetName, host string) string { return "cargoship-" + fleetName + "-" + host }
+// its pid file is gone. It carries a tag of the state dir, so two
+// checkouts' fleets of one name (two CI clones, say) never take each
+// other's guests for their own.
+func guestName(stateDir, fleetName, host string) string {
+	return fmt.Sprintf("cargoship-%08x-%s-%s", fnv32(stateDir), fleetName, host)
+}
 
 func fnv32(s string) uint32 {
 	h := fnv.New32a()
@@ -21,7 +25,7 @@ func fnv32(s string) uint32 {
 
 // startGuest makes guest i's overlay and seed volume and starts its qemu,
 // which detaches once the guest runs.
-func startGuest(ctx context.Context, st *vmState, i int, id identity, img Image, gp guestPaths) error {
+func startGuest(ctx context.Context, stateDir string, st *vmState, i int, id identity, img Image, gp guestPaths) error {
 	h := st.Hosts[i]
 	if err := os.MkdirAll(gp.dir, 0o700); err != nil {
 		return err
@@ -33,7 +37,7 @@ func startGuest(ctx context.Context, st *vmState, i int, id identity, img Image,
 		return fmt.Errorf("%s: %w", h.Name, err)
 	}
 	g := guest{
-		Name: guestName(st.Name, h.Name), MemoryMiB: st.MemoryMiB, CPUs: st.CPUs, Accel: st.Accel,
+		Name: guestName(stateDir, st.Name, h.Name), MemoryMiB: st.MemoryMiB, CPUs: st.CPUs, Accel: st.Accel,
 		Kernel: img.Kernel, Initrd: img.Initrd, Cmdline: img.Cmdline,
 		Disk: gp.disk, Seed: gp.seed, SSHPort: h.SSHPort, MAC: guestMAC(st.Octet, i),
 		Segment: segmentGroup(st.Octet), Console: gp.console, QMP: gp.qmp, PIDFile: gp.pid,
