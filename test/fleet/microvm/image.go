@@ -89,7 +89,7 @@ func EnsureImage(ctx context.Context, cacheDir string, log *slog.Logger) (Image,
 		return im, nil
 	}
 	if os.Geteuid() != 0 {
-		return Image{}, fmt.Errorf("microvm image %s is not built (%v); building it needs root (debootstrap, chroot, a loop mount)", key[:12], why)
+		return Image{}, fmt.Errorf("microvm image %s is not built (%w); building it needs root (debootstrap, chroot, a loop mount)", key[:12], why)
 	}
 	b := &imageBuilder{recipe: r, key: key, cache: cacheDir, log: log}
 	if err := b.build(ctx); err != nil {

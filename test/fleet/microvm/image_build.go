@@ -102,7 +102,12 @@ func (b *imageBuilder) build(ctx context.Context) error {
 	if b.tmp, err = os.MkdirTemp(b.cache, ".build-"+b.short()+"-"); err != nil {
 		return err
 	}
-	defer func() { b.removeBuildDir(b.tmp) }()
+	defer func() {
+		// a leftover directory is removed by the next build; say so
+		if err := b.removeBuildDir(b.tmp); err != nil {
+			b.log.Warn(fmt.Sprintf("microvm image: leaving %s: %v", b.tmp, err))
+		}
+	}()
 	mirror := fleet.DebianMirror()
 
 	b.step("debootstrap " + b.recipe.Suite + " from " + mirror)

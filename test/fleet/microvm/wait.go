@@ -51,7 +51,7 @@ func waitReady(ctx context.Context, f *fleet.Fleet, log *slog.Logger, start time
 
 func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logger, start time.Time, oldBoot string) error {
 	gp := pathsOf(f.Dir, h.Name)
-	state := "sshd not answering"
+	var state string
 	lastReport := time.Now()
 	for {
 		if !alive(readPid(gp.pid)) {
