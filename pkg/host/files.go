@@ -256,7 +256,8 @@ func Stat(ctx context.Context, r Runner, p string) (FileInfo, error) {
 }
 
 // MkdirAll creates a directory and its parents; mode applies to the
-// directories it creates, 0 meaning 0755.
+// directory itself, 0 meaning 0755. What it creates is relabelled where
+// SELinux tools exist (see mkdirs).
 func MkdirAll(ctx context.Context, r Runner, p string, mode os.FileMode) error {
 	if err := checkPath(p); err != nil {
 		return fileError(r, "mkdir", p, err)
@@ -264,7 +265,7 @@ func MkdirAll(ctx context.Context, r Runner, p string, mode os.FileMode) error {
 	if mode == 0 {
 		mode = 0o755
 	}
-	if _, err := r.Sudo(ctx, Script(`mkdir -p -m "$2" -- "$1"`, p, chmodArg(mode))); err != nil {
+	if _, err := r.Sudo(ctx, Script("set -e\n"+mkdirs+`cs_mkdir "$1" "$2"`, p, chmodArg(mode))); err != nil {
 		return fileError(r, "mkdir", p, err)
 	}
 	return nil

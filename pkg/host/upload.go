@@ -401,9 +401,16 @@ func (u *upload) sendSFTP(ctx context.Context, o SFTPOpener, rest io.Reader, off
 	return true, f.Close()
 }
 
+// freshMtime touches "$2" after it was renamed into place: fapolicyd keys
+// what it knows of a file, its path included, on inode, mtime and size,
+// so a file read under its temporary name (the sha256 check above) would
+// keep that name, and a path= rule naming where it now is would not
+// match it (docs/reference/hosts.md §7.4).
+const freshMtime = `touch -c -m -- "$2"`
+
 // catScript appends stdin to the partial file, or starts it afresh.
 const catScript = `set -e
-mkdir -p -- "$(dirname -- "$1")"
+` + mkdirs + `cs_mkdir "$(dirname -- "$1")"
 umask 077
 if [ "$2" = 0 ]; then cat > "$1"; else cat >> "$1"; fi`
 
@@ -413,7 +420,8 @@ func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) erro
 }
 
 // finishScript checks what arrived, then puts it in place, owner before
-// mode (chown clears a setuid bit), and relabels it as WriteFile does.
+// mode (chown clears a setuid bit), gives it a new mtime (see
+// freshMtime) and relabels it as WriteFile does.
 const finishScript = `set -e
 ` + durable + `got=$(sha256sum < "$1")
 got=${got%% *}
@@ -426,6 +434,7 @@ fi
 chmod "$4" "$1"
 cs_sync "$1"
 mv -f -- "$1" "$2"
+` + freshMtime + `
 cs_sync "$(dirname -- "$2")"
 p=$2
 ` + restorecon

@@ -23,9 +23,9 @@ const probeScript = `if [ -e "$1" ]; then ` + statFormat + `"$1"; if [ -f "$1" ]
 // be renamed onto, only rewritten where it is. Then restorecon gives the
 // file the label its path should have (see restorecon).
 const writeScript = `set -e
-` + durable + `p=$1 mode=$2 owner=$3 how=$4
+` + durable + mkdirs + `p=$1 mode=$2 owner=$3 how=$4
 d=$(dirname -- "$p")
-mkdir -p -- "$d"
+cs_mkdir "$d"
 t=$(mktemp "$d/.$(basename -- "$p").cargoship-XXXXXX")
 trap 'rm -f -- "$t"' EXIT
 cat > "$t"
@@ -53,6 +53,20 @@ const durable = `cs_sync() { sync -- "$1" 2>/dev/null || sync; }
 // policy gives its path (/etc/hosts is net_conf_t, /etc etc_t). Hosts
 // without SELinux have no restorecon, or one that fails harmlessly.
 const restorecon = `if command -v restorecon >/dev/null 2>&1; then restorecon "$p" >/dev/null 2>&1 || true; fi`
+
+// mkdirs defines cs_mkdir DIR [MODE]: mkdir -p, then restorecon -R on the
+// topmost directory it created. A new directory gets its parent's type,
+// not the one the policy names for its path (/etc/cargoship-e2e would be
+// etc_t), and relabelling only the file leaves its directory mislabelled
+// for the next run's SELinux phase to find. Directories that existed keep
+// their labels.
+const mkdirs = `cs_mkdir() {
+	cs_new= cs_d=$1
+	while [ ! -e "$cs_d" ]; do cs_new=$cs_d; cs_d=$(dirname -- "$cs_d"); done
+	if [ -n "${2:-}" ]; then mkdir -p -m "$2" -- "$1"; else mkdir -p -- "$1"; fi
+	if [ -n "$cs_new" ] && command -v restorecon >/dev/null 2>&1; then restorecon -R "$cs_new" >/dev/null 2>&1 || true; fi
+}
+`
 
 // fixScript sets owner and mode of a file whose content is already right.
 const fixScript = `set -e; [ -z "$3" ] || chown -- "$3" "$1"; chmod "$2" "$1"`
