@@ -1,0 +1,42 @@
+package node
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/host"
+)
+
+// TestInstallStagedScriptGivesANewMtime runs the install script in a real
+// shell on a staged file from an hour ago: the target must come with a
+// new mtime, so fapolicyd looks it up afresh under its real path
+// (docs/reference/hosts.md §7.4), and the staged copy is gone.
+func TestInstallStagedScriptGivesANewMtime(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "k3s")
+	staged := StagedPath(target)
+	if err := os.WriteFile(staged, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(staged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Second)
+	if out, err := exec.Command("/bin/sh", "-c", host.Script(installStagedScript, staged, target)).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.ModTime().Before(before) {
+		t.Errorf("target mtime %v is the staged file's; want one from the install", fi.ModTime())
+	}
+	if _, err := os.Stat(staged); !os.IsNotExist(err) {
+		t.Errorf("staged copy left: %v", err)
+	}
+}
