@@ -96,24 +96,30 @@ func (f *Fleet) RunInput(ctx context.Context, host, user, input, cmd string) (st
 	return runOn(ctx, client, host, user, input, cmd)
 }
 
-// runOn runs cmd in a new session on an open client.
+// runOn runs cmd in a new session on an open client. Opening the session
+// is bounded by ctx too: a guest that reboots under an open connection
+// (qemu's user-mode forward keeps the host side open) never answers it.
 func runOn(ctx context.Context, client *ssh.Client, host, user, input, cmd string) (string, string, error) {
-	sess, err := client.NewSession()
-	if err != nil {
-		return "", "", fmt.Errorf("%s: %s session: %w", host, user, err)
-	}
-	defer func() { _ = sess.Close() }()
 	var stdout, stderr bytes.Buffer
-	sess.Stdout, sess.Stderr = &stdout, &stderr
-	if input != "" {
-		sess.Stdin = strings.NewReader(input)
-	}
 	done := make(chan error, 1)
-	go func() { done <- sess.Run(cmd) }()
+	go func() {
+		sess, err := client.NewSession()
+		if err != nil {
+			done <- fmt.Errorf("session: %w", err)
+			return
+		}
+		defer func() { _ = sess.Close() }()
+		sess.Stdout, sess.Stderr = &stdout, &stderr
+		if input != "" {
+			sess.Stdin = strings.NewReader(input)
+		}
+		done <- sess.Run(cmd)
+	}()
+	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = client.Close() // unblocks sess.Run
+		_ = client.Close() // unblocks NewSession and sess.Run
 		err = errors.Join(ctx.Err(), <-done)
 	}
 	if err != nil {

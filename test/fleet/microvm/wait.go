@@ -14,9 +14,12 @@ import (
 )
 
 const (
-	pollEvery   = 2 * time.Second // an emulated guest's SSH handshake is not free
-	reportEvery = 15 * time.Second
-	consoleTail = 4000 // bytes of the serial console in an error
+	pollEvery = 2 * time.Second // an emulated guest's SSH handshake is not free
+	// probeTimeout bounds one probe: a guest going down for a reboot can
+	// accept a connection and never answer on it.
+	probeTimeout = 30 * time.Second
+	reportEvery  = 15 * time.Second
+	consoleTail  = 4000 // bytes of the serial console in an error
 )
 
 // readyProbe prints the boot ID, whether the first-boot configuration ran,
@@ -57,7 +60,9 @@ func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logg
 		if !alive(readPid(gp.pid)) {
 			return fmt.Errorf("%s: qemu exited; serial console (%s):\n%s", h.Name, gp.console, tailFile(gp.console, consoleTail))
 		}
-		out, _, err := f.Run(ctx, h.Name, fleet.UserRoot, readyProbe)
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		out, _, err := f.Run(pctx, h.Name, fleet.UserRoot, readyProbe)
+		cancel()
 		lines := strings.Fields(out)
 		switch {
 		case err != nil && (strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "knownhosts")):
