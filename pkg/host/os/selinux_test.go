@@ -59,7 +59,7 @@ func (h *seHost) host() *hosttest.Fake {
 		Handle("restorecon -Rnv", func(c hosttest.Call) (string, error) {
 			return fmt.Sprintf("%d\n", h.mislabeled[scriptArg(c)]), nil
 		}).
-		Handle("restorecon -R", func(c hosttest.Call) (string, error) {
+		Handle(`restorecon -R "$1"`, func(c hosttest.Call) (string, error) {
 			h.ran = append(h.ran, "restorecon -R "+scriptArg(c))
 			h.mislabeled[scriptArg(c)] = 0
 			return "", nil

@@ -277,7 +277,21 @@ func (f RemoveFapolicydRules) reload(ctx context.Context, r host.Runner, c *Chan
 		c.warnf("fagenrules is missing: fapolicyd keeps its rules until it restarts")
 		return nil
 	}
-	return loadFapolicydRules(ctx, r, f.Configurer, c, dryRun)
+	if err := loadFapolicydRules(ctx, r, f.Configurer, c, dryRun); err != nil {
+		return err
+	}
+	// fagenrules keeps the rules it replaced as compiled.rules.prev: after
+	// a removal that is cargoship's rules, left beside the live ones
+	// (docs/reference/hosts.md §7.1).
+	prev := path.Join(path.Dir(dir), "compiled.rules.prev")
+	c.actionf("rm -f %s (fagenrules' copy of the rules with cargoship's)", prev)
+	if dryRun {
+		return nil
+	}
+	if _, err := r.Sudo(ctx, host.Script(`rm -f -- "$1"`, prev)); err != nil {
+		return fmt.Errorf("removing %s: %w", prev, err)
+	}
+	return nil
 }
 
 // Plan implements Step.

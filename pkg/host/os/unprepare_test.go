@@ -78,6 +78,11 @@ func TestUnprepareRemovesOnlyCargoship(t *testing.T) {
 	r := h.stubs.Runner()
 	step := h.step()
 	ruleFiles := []string{filepath.Join(h.rulesDir, FapolicydRulesFile), filepath.Join(h.rulesDir, FapolicydExecutableFile)}
+	// fagenrules' copy of the rules it replaced, which then holds ours
+	prev := filepath.Join(filepath.Dir(h.rulesDir), "compiled.rules.prev")
+	if err := os.WriteFile(prev, []byte("allow perm=execute all : path=/usr/local/bin/k3s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"remove the cargoship block from " + h.hosts,
 		"remove " + h.sysctl,
@@ -85,6 +90,7 @@ func TestUnprepareRemovesOnlyCargoship(t *testing.T) {
 		"remove " + ruleFiles[0],
 		"remove " + ruleFiles[1],
 		"fagenrules --load",
+		"rm -f " + prev + " (fagenrules' copy of the rules with cargoship's)",
 	}
 	plan, err := step.Plan(ctx, r)
 	if err != nil {
@@ -121,6 +127,9 @@ func TestUnprepareRemovesOnlyCargoship(t *testing.T) {
 			t.Errorf("the admin's %s was removed", p)
 		}
 	}
+	if exists(prev) {
+		t.Errorf("%s, holding cargoship's rules, is still there", prev)
+	}
 	if b, _ := os.ReadFile(h.hosts); string(b) != debianHosts {
 		t.Errorf("hosts:\n%s", b)
 	}
@@ -145,10 +154,10 @@ func TestUnprepareOldFapolicydRestarts(t *testing.T) {
 	h := newPreparedHost(t, "active", "fapolicyd|0:1.1.7-1.el9|x86_64\n")
 	step := RemoveFapolicydRules{Configurer: EnterpriseLinux{}, Dir: h.rulesDir}
 	plan, err := step.Plan(ctx, h.stubs.Runner())
-	if err != nil || len(plan.Actions) != 4 || !strings.HasPrefix(plan.Actions[3], "restart fapolicyd") {
+	if err != nil || len(plan.Actions) != 5 || !strings.HasPrefix(plan.Actions[3], "restart fapolicyd") {
 		t.Fatalf("plan = %q %v", plan.Actions, err)
 	}
-	if c, err := step.Apply(ctx, h.stubs.Runner()); err != nil || len(c.Actions) != 4 {
+	if c, err := step.Apply(ctx, h.stubs.Runner()); err != nil || len(c.Actions) != 5 {
 		t.Fatalf("apply = %q %v", c.Actions, err)
 	}
 	if calls := calledWith(t, h.stubs); !slices.Contains(calls, "systemctl restart fapolicyd") {
