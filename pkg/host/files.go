@@ -271,14 +271,15 @@ func MkdirAll(ctx context.Context, r Runner, p string, mode os.FileMode) error {
 	return nil
 }
 
-// Rename moves from onto to, replacing it.
+// Rename moves from onto to, replacing it, and gives it a new mtime (see
+// freshMtime).
 func Rename(ctx context.Context, r Runner, from, to string) error {
 	for _, p := range []string{from, to} {
 		if err := checkPath(p); err != nil {
 			return fileError(r, "rename", p, err)
 		}
 	}
-	if _, err := r.Sudo(ctx, Script(`mv -f -- "$1" "$2"`, from, to)); err != nil {
+	if _, err := r.Sudo(ctx, Script("set -e\nmv -f -- \"$1\" \"$2\"\n"+freshMtime, from, to)); err != nil {
 		return fileError(r, "rename", from, err)
 	}
 	return nil

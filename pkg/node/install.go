@@ -20,12 +20,6 @@ func (s *Fleet) InstallStaged(ctx context.Context, h *Host, phaseTitle string) e
 	return s.installStaged(ctx, h, phaseTitle, nil)
 }
 
-// installStagedScript renames a staged file onto its target and gives it a
-// new mtime: fapolicyd would otherwise keep the staged name it cached when
-// the file was last read, and a path= rule for the target would not let it
-// run (docs/reference/hosts.md §7.4).
-const installStagedScript = `mv -f -- "$1" "$2" && touch -c -m -- "$2"`
-
 // installStaged installs the staged executables whose base name is in
 // only (all when only is nil) and leaves the rest staged.
 func (s *Fleet) installStaged(ctx context.Context, h *Host, phaseTitle string, only []string) error {
@@ -41,7 +35,11 @@ func (s *Fleet) installStaged(ctx context.Context, h *Host, phaseTitle string, o
 	h.Staged = rest
 	s.mu.Unlock()
 	for _, f := range staged {
-		if _, err := h.Conn.Sudo(ctx, host.Script(installStagedScript, f.Staged, f.Target)); err != nil {
+		// host.Rename gives the target a new mtime: fapolicyd would
+		// otherwise keep the staged name it cached when the file was last
+		// read, and a path= rule for the target would not let it run
+		// (docs/reference/hosts.md §7.4).
+		if err := host.Rename(ctx, h.Conn, f.Staged, f.Target); err != nil {
 			return fmt.Errorf("installing %s: %w", f.Target, err)
 		}
 		if err := s.LinkAll(ctx, h, f.Target, f.Symlinks); err != nil {

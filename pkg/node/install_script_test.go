@@ -1,17 +1,18 @@
 package node
 
 import (
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
-// TestInstallStagedScriptGivesANewMtime runs the install script in a real
-// shell on a staged file from an hour ago: the target must come with a
+// TestInstallStagedScriptGivesANewMtime runs the rename installStaged uses
+// in a real shell on a staged file from an hour ago: the target must come with a
 // new mtime, so fapolicyd looks it up afresh under its real path
 // (docs/reference/hosts.md §7.4), and the staged copy is gone.
 func TestInstallStagedScriptGivesANewMtime(t *testing.T) {
@@ -26,8 +27,8 @@ func TestInstallStagedScriptGivesANewMtime(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now().Add(-time.Second)
-	if out, err := exec.Command("/bin/sh", "-c", host.Script(installStagedScript, staged, target)).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
+	if err := host.Rename(context.Background(), &hosttest.Local{}, staged, target); err != nil {
+		t.Fatal(err)
 	}
 	fi, err := os.Stat(target)
 	if err != nil {
