@@ -16,10 +16,12 @@
 // are, image archives in a staging directory. A reader then knows what to
 // trust before the first payload byte, and verifies in one streaming pass.
 //
-// Access after Open: by default Open extracts each entry (verified) under
-// TmpDir while it verifies, because apply sends many entries to many hosts
-// and a zstd stream has no random access; Close removes the copy. With
-// VerifyOnly nothing is written and OpenEntry re-reads the package up to
-// the entry. Either way an entry reader fails at EOF if the bytes are not
-// the recorded ones.
+// Access after Open: Open verifies in one pass and writes nothing. By
+// default the first OpenEntry extracts every entry (verified again as it
+// is written) under TmpDir, because apply may send many entries to many
+// hosts and a zstd stream has no random access; a converged apply opens no
+// entry and never extracts. Close removes the copy. With VerifyOnly
+// nothing is ever written and OpenEntry re-reads the package up to the
+// entry. Either way an entry reader fails at EOF if the bytes are not the
+// recorded ones.
 package pkgfile

@@ -16,8 +16,12 @@ func (p *Package) OpenEntry(name string) (io.ReadCloser, error) {
 	if !ok {
 		return nil, fmt.Errorf("package %s has no entry %s", p.Path, name)
 	}
-	if p.dir != "" {
-		f, err := os.Open(p.extracted(name))
+	if p.extraction != nil {
+		dir, err := p.extractedDir()
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.Open(extracted(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("entry %s: %w", name, err)
 		}
@@ -44,28 +48,33 @@ func (p *Package) OpenEntry(name string) (io.ReadCloser, error) {
 }
 
 // EntryPath is the extracted copy of an entry, for callers that need a
-// file (an SFTP upload that seeks, a local install). It is an error with
-// VerifyOnly, where nothing was extracted.
+// file (an SFTP upload that seeks, a local install); it extracts the
+// package if no entry was opened yet. It is an error with VerifyOnly,
+// where nothing is extracted.
 func (p *Package) EntryPath(name string) (string, error) {
 	if _, ok := p.entries[name]; !ok {
 		return "", fmt.Errorf("package %s has no entry %s", p.Path, name)
 	}
-	if p.dir == "" {
+	if p.extraction == nil {
 		return "", fmt.Errorf("package %s was opened verify-only; nothing was extracted", p.Path)
 	}
-	return p.extracted(name), nil
+	dir, err := p.extractedDir()
+	if err != nil {
+		return "", err
+	}
+	return extracted(dir, name), nil
 }
 
-func (p *Package) extracted(name string) string {
-	return filepath.Join(p.dir, filepath.FromSlash(name))
+func extracted(dir, name string) string {
+	return filepath.Join(dir, filepath.FromSlash(name))
 }
 
 // Extract writes every payload entry, verified, to dir/<entry name>, plus
 // manifest.yaml and checksums.txt, so `sha256sum -c checksums.txt` works
-// in dir. Files are written 0644 and directories 0755. Verify-only
-// packages are read once more, start to end.
+// in dir. Files are written 0644 and directories 0755. The package is read
+// once more, start to end, unless an entry was opened already.
 func (p *Package) Extract(dir string) error {
-	if p.dir != "" {
+	if p.extraction != nil && p.extraction.has() {
 		for _, e := range p.Manifest.Package.Entries {
 			r, err := p.OpenEntry(e.Name)
 			if err != nil {

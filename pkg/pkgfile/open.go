@@ -25,17 +25,21 @@ type OpenOptions struct {
 	// ReportTrust keeps a trust refusal in Package.TrustErr instead of
 	// failing, so inspect can show what it refuses.
 	ReportTrust bool
-	// TmpDir is where entries are extracted ("" = the system temp dir).
+	// TmpDir is where entries are extracted, the first time one is asked
+	// for ("" = the system temp dir).
 	TmpDir string
-	// VerifyOnly checks the package without extracting anything (inspect).
-	// OpenEntry then re-reads the package up to the entry asked for.
+	// VerifyOnly checks the package without ever extracting anything
+	// (inspect). OpenEntry then re-reads the package up to the entry asked
+	// for.
 	VerifyOnly bool
 }
 
-// Package is a verified package. Entries are read back either from the
-// copy Open extracted under TmpDir (the default: apply uploads many entries
-// to many hosts, and a zstd stream has no random access) or, with
-// VerifyOnly, by re-reading the package. Close removes the extracted copy.
+// Package is a verified package. Open reads it once and writes nothing.
+// Entries are read back from a copy extracted under TmpDir the first time
+// one is opened (the default: apply may upload many entries to many hosts,
+// and a zstd stream has no random access; a converged apply opens none and
+// so never extracts), or, with VerifyOnly, by re-reading the package.
+// Close removes the extracted copy.
 type Package struct {
 	// Path is the package file.
 	Path string
@@ -53,11 +57,12 @@ type Package struct {
 	// TrustErr is the policy's refusal, kept when OpenOptions.ReportTrust.
 	TrustErr error
 
-	dir            string
+	// extraction is the lazily extracted copy (nil with VerifyOnly).
+	extraction     *extraction
 	entries        map[string]Entry
 	manifestBytes  []byte
 	checksumsBytes []byte
-	// sbom is the SBOM entry, verified, kept from a verify-only pass.
+	// sbom is the SBOM entry, verified, kept from the verifying pass.
 	sbom []byte
 }
 
@@ -79,15 +84,11 @@ func OpenContext(ctx context.Context, path string, opts OpenOptions) (*Package, 
 		return nil, fmt.Errorf("open package: %s is not a file", path)
 	}
 	p := &Package{Path: path, Size: st.Size()}
-	if !opts.VerifyOnly {
-		p.dir, err = os.MkdirTemp(opts.TmpDir, "cargoship-pkg-*")
-		if err != nil {
-			return nil, fmt.Errorf("open package: extraction directory: %w", err)
-		}
-	}
 	if err := p.verify(ctx, opts); err != nil {
-		_ = p.Close()
 		return nil, fmt.Errorf("package %s: %w", path, err)
+	}
+	if !opts.VerifyOnly {
+		p.extraction = &extraction{tmpDir: opts.TmpDir}
 	}
 	return p, nil
 }
@@ -126,7 +127,7 @@ func (p *Package) verify(ctx context.Context, opts OpenOptions) error {
 			return fmt.Errorf("entry %s appears twice", h.Name)
 		}
 		seen[h.Name] = true
-		if err := p.checkEntry(s, e, buf); err != nil {
+		if err := p.checkEntry(s, e, "", buf); err != nil {
 			return err
 		}
 	}
@@ -218,17 +219,18 @@ func (p *Package) readHead(s *packageStream, opts OpenOptions) (Checksums, error
 	return sums, nil
 }
 
-// checkEntry hashes the current entry, extracting it unless verify-only.
-func (p *Package) checkEntry(s *packageStream, e Entry, buf []byte) error {
+// checkEntry hashes the current entry, extracting it under dir unless dir
+// is "".
+func (p *Package) checkEntry(s *packageStream, e Entry, dir string, buf []byte) error {
 	vr := newVerifyingReader(s.tr, nil, e)
-	if p.dir == "" {
+	if dir == "" {
 		if e.Name == SBOMName && e.Size <= maxSBOMSize {
 			return p.keepSBOM(vr, e)
 		}
 		_, err := io.CopyBuffer(io.Discard, vr, buf)
 		return wrapEntryErr(e, err)
 	}
-	dst := filepath.Join(p.dir, filepath.FromSlash(e.Name))
+	dst := filepath.Join(dir, filepath.FromSlash(e.Name))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return fmt.Errorf("extract %s: %w", e.Name, err)
 	}
@@ -254,14 +256,13 @@ func wrapEntryErr(e Entry, err error) error {
 	return fmt.Errorf("entry %s: package is damaged or truncated: %w", e.Name, err)
 }
 
-// Close removes what Open extracted. It is safe to call twice.
+// Close removes the extracted copy, if an entry was ever opened. It is
+// safe to call twice.
 func (p *Package) Close() error {
-	if p.dir == "" {
+	if p.extraction == nil {
 		return nil
 	}
-	err := os.RemoveAll(p.dir)
-	p.dir = ""
-	return err
+	return p.extraction.remove()
 }
 
 // Entries is the files index: every payload entry, sorted by name.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -265,10 +266,68 @@ func TestCloseRemovesTheExtractedCopy(t *testing.T) {
 	tmp := t.TempDir()
 	p, err := Open(pkg, OpenOptions{TmpDir: tmp})
 	require.NoError(t, err)
-	assert.Len(t, dirNames(t, tmp), 1)
+	assert.Empty(t, dirNames(t, tmp), "Open writes nothing")
+	readEntry(t, p, "os/0/demo-engine")
+	readEntry(t, p, "files/0/cargoship-demo")
+	assert.Len(t, dirNames(t, tmp), 1, "the first entry opened extracts the package, once")
 	require.NoError(t, p.Close())
 	require.NoError(t, p.Close(), "twice is fine")
 	assert.Empty(t, dirNames(t, tmp))
+}
+
+// A converged apply opens no entry: the package is read once, by Open,
+// and nothing is written beside it.
+func TestOpenWithoutOpeningAnEntryNeverExtracts(t *testing.T) {
+	pkg, _ := signedDemo(t)
+	tmp := t.TempDir()
+	p, err := Open(pkg, OpenOptions{TmpDir: tmp})
+	require.NoError(t, err)
+	_, ok := p.Entry("os/0/demo-engine")
+	require.True(t, ok)
+	assert.Empty(t, dirNames(t, tmp))
+	require.NoError(t, p.Close())
+	assert.Empty(t, dirNames(t, tmp))
+}
+
+// The extraction reads the file again: bytes changed since Open are
+// refused there, and nothing is left behind.
+func TestExtractionRefusesAPackageChangedAfterOpen(t *testing.T) {
+	pkg, _ := signedDemo(t)
+	data, err := os.ReadFile(pkg)
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	p, err := Open(pkg, OpenOptions{TmpDir: tmp})
+	require.NoError(t, err)
+	defer p.Close()
+	writeFile(t, pkg, flipByte(data, len(data)/2), 0o644)
+	_, err = p.OpenEntry("os/0/demo-engine")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), pkg)
+	assert.Empty(t, dirNames(t, tmp), "a failed extraction leaves nothing")
+}
+
+// Hosts open entries in parallel: they share one extraction.
+func TestConcurrentOpenEntryExtractsOnce(t *testing.T) {
+	pkg, _ := signedDemo(t)
+	tmp := t.TempDir()
+	p, err := Open(pkg, OpenOptions{TmpDir: tmp})
+	require.NoError(t, err)
+	defer p.Close()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := p.OpenEntry("os/0/demo-engine")
+			if assert.NoError(t, err) {
+				_, err = io.Copy(io.Discard, r)
+				assert.NoError(t, err)
+				r.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, dirNames(t, tmp), 1)
 }
 
 func TestOpenHonoursCancellation(t *testing.T) {
