@@ -109,21 +109,71 @@ func All() []Firewall { return []Firewall{Firewalld{}, UFW{}, &NFTables{}} }
 type Status struct {
 	Name            string
 	Present, Active bool
+
+	// probe is what the front end's detection printed, kept for Choose
+	// to prime the chosen front end with.
+	probe string
 }
 
-// DetectAll asks the host about every front end.
+// detector is a front end's detection as a script and the parser of what
+// it prints, so that DetectAll asks about every front end at once.
+type detector interface {
+	Firewall
+	detectScript() string
+	parseDetect(out string) (present, active bool, err error)
+}
+
+func detectOne(ctx context.Context, r host.Runner, d detector) (bool, bool, error) {
+	out, err := r.Sudo(ctx, host.Script(d.detectScript()))
+	if err != nil {
+		return false, false, fmt.Errorf("detecting %s: %w", d.Name(), err)
+	}
+	present, active, err := d.parseDetect(out)
+	if err != nil {
+		err = fmt.Errorf("detecting %s: %w", d.Name(), err)
+	}
+	return present, active, err
+}
+
+// detectSection starts each front end's part of DetectAll's output.
+const detectSection = "@@cargoship-firewall "
+
+// DetectAll asks the host about every front end in one script, each
+// front end's probe in a subshell of its own.
 func DetectAll(ctx context.Context, r host.Runner) ([]Status, error) {
-	var out []Status
-	for _, f := range All() {
-		present, active, err := f.Detect(ctx, r)
+	var script strings.Builder
+	all := All()
+	for _, f := range all {
+		fmt.Fprintf(&script, "echo '%s%s'\n(\n%s\n)\n", detectSection, f.Name(), f.(detector).detectScript())
+	}
+	out, err := r.Sudo(ctx, host.Script(script.String()))
+	if err != nil {
+		return nil, fmt.Errorf("detecting the firewall: %w", err)
+	}
+	sections := map[string]string{}
+	var name string
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if n, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), detectSection); ok {
+			name = n
+			continue
+		}
+		sections[name] += line
+	}
+	var found []Status
+	for _, f := range all {
+		probe, ok := sections[f.Name()]
+		if !ok {
+			return nil, fmt.Errorf("detecting the firewall: no answer about %s in %q", f.Name(), out)
+		}
+		present, active, err := f.(detector).parseDetect(probe)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("detecting %s: %w", f.Name(), err)
 		}
 		if present {
-			out = append(out, Status{Name: f.Name(), Present: present, Active: active})
+			found = append(found, Status{Name: f.Name(), Present: present, Active: active, probe: probe})
 		}
 	}
-	return out, nil
+	return found, nil
 }
 
 // Choose picks the front end to configure: an active firewalld, else an
@@ -151,7 +201,15 @@ func Choose(o hostos.OS, found []Status) (Firewall, error) {
 	case active[NameUFW]:
 		return UFW{}, nil
 	case active[NameNFTables]:
-		return &NFTables{}, nil
+		n := &NFTables{}
+		for _, s := range found {
+			if s.Name == NameNFTables && s.probe != "" {
+				if err := n.prime(s.probe); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return n, nil
 	}
 	return nil, nil
 }

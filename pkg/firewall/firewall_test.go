@@ -2,6 +2,7 @@ package firewall
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,17 +96,50 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-func TestDetectAll(t *testing.T) {
-	f := (&hosttest.Fake{}).
-		On("firewall-cmd --state", "rc=252 unit=inactive\nnot running\n").
-		On("ufw status", "absent\n").
-		On("nft list tables", "active\n")
-	got, err := DetectAll(context.Background(), f)
+// TestDetectAllAsksOnce runs DetectAll's script in a real shell against
+// firewall-cmd (stopped) and nft stand-ins, with no ufw on PATH: one round
+// trip answers for all three front ends, and the nftables front end Choose
+// returns plans from what that trip read, asking nothing more, once.
+func TestDetectAllAsksOnce(t *testing.T) {
+	dir := t.TempDir()
+	tools := hosttest.Tools(t, "firewall-cmd", "nft")
+	state := filepath.Join(dir, "state.json")
+	tools.Env = []string{strings.Split(tools.Env[0], ":")[0] + ":/usr/bin:/bin", "FAKE_FIREWALL_STATE=" + state}
+	if err := os.WriteFile(state, []byte(`{"Firewalld":{"Running":false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := &hosttest.Fake{Else: tools}
+	got, err := DetectAll(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0] != (Status{NameFirewalld, true, false}) || got[1] != (Status{NameNFTables, true, true}) {
-		t.Errorf("DetectAll = %+v", got)
+	if len(h.Calls()) != 1 {
+		t.Errorf("DetectAll made %d round trips: %q", len(h.Calls()), h.Commands())
+	}
+	if len(got) != 2 || got[0].Name != NameFirewalld || !got[0].Present || got[0].Active ||
+		got[1].Name != NameNFTables || !got[1].Present || !got[1].Active {
+		t.Fatalf("DetectAll = %+v", got)
+	}
+	fw, err := Choose(hostos.OS{Family: v1alpha1.FamilyDebian}, got)
+	if err != nil || fw == nil || fw.Name() != NameNFTables {
+		t.Fatalf("Choose = %v %v", fw, err)
+	}
+	none := &hosttest.Fake{Strict: true}
+	p, err := fw.Plan(context.Background(), none, cluster)
+	if err != nil {
+		t.Fatalf("plan from the detection's read: %v (asked %q)", err, none.Commands())
+	}
+	if len(none.Calls()) != 0 {
+		t.Errorf("the plan asked the host again: %q", none.Commands())
+	}
+	if !strings.Contains(strings.Join(p.Warnings, "\n"), "table inet admin drops input") {
+		t.Errorf("warnings = %q", p.Warnings)
+	}
+	if !p.Changed() {
+		t.Error("no table file and no table loaded: the plan must write and load it")
+	}
+	if _, err := fw.Plan(context.Background(), none, cluster); err == nil {
+		t.Error("a second plan must read the host again, not reuse the detection's facts")
 	}
 }
 
@@ -147,7 +181,13 @@ func TestNFTablesPlanUnit(t *testing.T) {
 	if err := os.WriteFile(n.Path, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// the state script's answer, with the files as the script reads them
 	answering := func(state string) *hosttest.Fake {
+		for k, p := range map[string]string{"tablefile": n.Path, "unitfile": n.unitPath()} {
+			if b, err := os.ReadFile(p); err == nil {
+				state += k + "=" + base64.StdEncoding.EncodeToString(b) + "\n"
+			}
+		}
 		return (&hosttest.Fake{Else: &hosttest.Local{}}).On("nft list chains", "nft=/usr/sbin/nft\ntable=yes\n"+state)
 	}
 	fresh, err := n.Plan(ctx, answering("enabled=disabled\nactive=inactive\n"), cluster)

@@ -58,11 +58,13 @@ printf 'rc=%s unit=%s\n%s\n' "$rc" "$unit" "$out"`
 // that runs but does not answer (its D-Bus replies denied by SELinux, say)
 // would otherwise get an nftables table written beside it
 // (docs/reference/hosts.md §5.1).
-func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, host.Script(firewalldProbe))
-	if err != nil {
-		return false, false, fmt.Errorf("detecting firewalld: %w", err)
-	}
+func (f Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
+	return detectOne(ctx, r, f)
+}
+
+func (Firewalld) detectScript() string { return firewalldProbe }
+
+func (Firewalld) parseDetect(out string) (bool, bool, error) {
 	head, rest, _ := strings.Cut(strings.TrimSpace(out), "\n")
 	if head == "absent" {
 		return false, false, nil
@@ -72,7 +74,7 @@ func (Firewalld) Detect(ctx context.Context, r host.Runner) (bool, bool, error) 
 	if _, err := fmt.Sscanf(head+" ", "rc=%d unit=%s", &rc, &unit); err != nil {
 		// unit= may be empty (no systemd): Sscanf stops at the rc
 		if _, err := fmt.Sscanf(head, "rc=%d", &rc); err != nil {
-			return false, false, fmt.Errorf("detecting firewalld: unexpected probe output %q", out)
+			return false, false, fmt.Errorf("unexpected probe output %q", out)
 		}
 	}
 	rest = strings.TrimSpace(rest)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
@@ -22,6 +23,7 @@ func TestMain(m *testing.M) {
 		"ufw": func(args []string) int {
 			return runFake("ufw", args, func(st *fakeState) int { return st.UFW.run(args) })
 		},
+		"nft": fakeNFT,
 	})
 	os.Exit(m.Run())
 }
@@ -86,4 +88,19 @@ func (h *fakeHost) load(t *testing.T) *fakeState {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// fakeNFT answers the reads detection makes, as nft does on a host whose
+// only table, inet admin, drops input by default (and never loads ours).
+func fakeNFT(args []string) int {
+	switch strings.Join(args, " ") {
+	case "list tables":
+		fmt.Println("table inet admin")
+		return 0
+	case "list chains":
+		fmt.Print("table inet admin {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t}\n}\n")
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "Error: No such file or directory\n")
+	return 1
 }

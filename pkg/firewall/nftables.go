@@ -3,6 +3,7 @@ package firewall
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -47,19 +49,50 @@ type NFTables struct {
 	NoUnit bool
 	// UnitDir defaults to /etc/systemd/system.
 	UnitDir string
+
+	// primed is what DetectAll read with the detection: the next plan
+	// uses it instead of asking the host again.
+	primed *nftFacts
 }
 
 // Name implements Firewall.
 func (*NFTables) Name() string { return NameNFTables }
 
 // Detect implements Firewall: active means nft can list the ruleset.
-func (*NFTables) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, host.Script(`command -v nft >/dev/null 2>&1 || { echo absent; exit 0; }; if nft list tables >/dev/null 2>&1; then echo active; else echo present; fi`))
-	if err != nil {
-		return false, false, fmt.Errorf("detecting nftables: %w", err)
+func (n *NFTables) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
+	return detectOne(ctx, r, n)
+}
+
+// nftDetect prints absent, present or active on its first line.
+const nftDetect = `command -v nft >/dev/null 2>&1 || { echo absent; exit 0; }
+if nft list tables >/dev/null 2>&1; then echo active; else echo present; fi
+`
+
+// detectScript detects nft and, where it is there, reads what Plan needs
+// (nftState): DetectAll then asks once, and a converged host costs the
+// whole phase one round trip.
+func (n *NFTables) detectScript() string {
+	return nftDetect + shell.Join("set", "--", NFTUnit, n.path(), n.unitPath(), maxNFTFileArg) + "\n" + nftState
+}
+
+func (*NFTables) parseDetect(out string) (bool, bool, error) {
+	head, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	return head != "absent", head == "active", nil
+}
+
+// prime keeps the facts DetectAll read with the detection, for the next
+// plan to use instead of reading them again.
+func (n *NFTables) prime(out string) error {
+	_, rest, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if rest == "" {
+		return nil // nft absent: plan reads, and says so
 	}
-	out = strings.TrimSpace(out)
-	return out != "absent", out == "active", nil
+	f, err := parseNFTFacts(rest)
+	if err != nil {
+		return err
+	}
+	n.primed = &f
+	return nil
 }
 
 func (n *NFTables) path() string {
@@ -170,14 +203,22 @@ WantedBy=multi-user.target
 }
 
 // nftState reads: where nft is, whether our table is loaded, every base
-// chain on the input hook that drops by default, and the unit's state.
+// chain on the input hook that drops by default, the unit's state, and the
+// table file ($2) and unit file ($3) as base64 when they are files, at most
+// $4 bytes of each (host.MaxReadFile+1 tells one too large).
 const nftState = `echo "nft=$(command -v nft)"
 if nft list table inet cargoship >/dev/null 2>&1; then echo table=yes; else echo table=no; fi
 nft list chains 2>/dev/null | awk '/^table /{t=$2" "$3} /hook input/ && /policy drop/ {print "drops=" t}'
 if [ -d /run/systemd/system ]; then
   echo "enabled=$(systemctl is-enabled "$1" 2>/dev/null || true)"
   echo "active=$(systemctl is-active "$1" 2>/dev/null || true)"
-else echo systemd=no; fi`
+else echo systemd=no; fi
+cs_file() { if [ -f "$2" ]; then printf '%s=' "$1"; head -c "$3" -- "$2" | base64 | tr -d '\n'; echo; fi; }
+cs_file tablefile "$2" "$4"
+cs_file unitfile "$3" "$4"`
+
+// maxNFTFileArg is host.MaxReadFile+1, as head -c takes it.
+var maxNFTFileArg = strconv.FormatInt(host.MaxReadFile+1, 10)
 
 type nftFacts struct {
 	nft             string
@@ -185,23 +226,38 @@ type nftFacts struct {
 	drops           []string
 	systemd         bool
 	enabled, active string
+	// tableFile and unitFile are the files' bytes, nil when absent.
+	tableFile, unitFile []byte
+}
+
+// facts are the primed facts, once, or else read from the host.
+func (n *NFTables) facts(ctx context.Context, r host.Runner) (nftFacts, error) {
+	if f := n.primed; f != nil {
+		n.primed = nil
+		return *f, nil
+	}
+	return n.readFacts(ctx, r)
 }
 
 // readNFT reads the facts and requires nft.
-func readNFT(ctx context.Context, r host.Runner) (nftFacts, error) {
-	f, err := readNFTFacts(ctx, r)
+func (n *NFTables) readNFT(ctx context.Context, r host.Runner) (nftFacts, error) {
+	f, err := n.facts(ctx, r)
 	if err == nil && f.nft == "" {
 		err = fmt.Errorf("nft is not installed")
 	}
 	return f, err
 }
 
-// readNFTFacts reads the facts; without nft, nft is "" and table false.
-func readNFTFacts(ctx context.Context, r host.Runner) (nftFacts, error) {
-	out, err := r.Sudo(ctx, host.Script(nftState, NFTUnit))
+// readFacts reads the facts; without nft, nft is "" and table false.
+func (n *NFTables) readFacts(ctx context.Context, r host.Runner) (nftFacts, error) {
+	out, err := r.Sudo(ctx, host.Script(nftState, NFTUnit, n.path(), n.unitPath(), maxNFTFileArg))
 	if err != nil {
 		return nftFacts{}, fmt.Errorf("reading nftables: %w", err)
 	}
+	return parseNFTFacts(out)
+}
+
+func parseNFTFacts(out string) (nftFacts, error) {
 	f := nftFacts{systemd: true}
 	for _, line := range strings.Split(out, "\n") {
 		k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
@@ -220,6 +276,22 @@ func readNFTFacts(ctx context.Context, r host.Runner) (nftFacts, error) {
 			f.enabled = v
 		case "active":
 			f.active = v
+		case "tablefile", "unitfile":
+			b, err := base64.StdEncoding.DecodeString(v)
+			if err != nil {
+				return f, fmt.Errorf("reading nftables: %s: %w", k, err)
+			}
+			if int64(len(b)) > host.MaxReadFile {
+				return f, fmt.Errorf("reading nftables: the %s is larger than the %d bytes cargoship reads back", strings.TrimSuffix(k, "file"), host.MaxReadFile)
+			}
+			if b == nil {
+				b = []byte{}
+			}
+			if k == "tablefile" {
+				f.tableFile = b
+			} else {
+				f.unitFile = b
+			}
 		}
 	}
 	return f, nil
@@ -241,19 +313,15 @@ func (n *NFTables) plan(ctx context.Context, r host.Runner, d Desired) (Plan, nf
 		return p, w, err
 	}
 	w.file = file
-	facts, err := readNFT(ctx, r)
+	facts, err := n.readNFT(ctx, r)
 	if err != nil {
 		return p, w, err
 	}
 	for _, t := range facts.drops {
 		p.warnf("table %s drops input by default: an accept in %s cannot open what it drops; add the cluster's peers and ports to that table", t, NFTTable)
 	}
-	old, exists, err := host.ReadFileIfExists(ctx, r, n.path())
-	if err != nil {
-		return p, w, err
-	}
 	switch {
-	case !exists || string(old) != file:
+	case facts.tableFile == nil || string(facts.tableFile) != file:
 		w.load, w.write = true, true
 		p.add("write "+n.path()+" and load it", shell.Join("nft", "-f", n.path()))
 	case !facts.table:
@@ -271,11 +339,7 @@ func (n *NFTables) plan(ctx context.Context, r host.Runner, d Desired) (Plan, nf
 		return p, w, fmt.Errorf("%s or %s cannot be written into a unit file: use letters, digits and / . _ -", n.path(), facts.nft)
 	}
 	w.unit = renderNFTUnit(facts.nft, n.path())
-	oldUnit, unitExists, err := host.ReadFileIfExists(ctx, r, n.unitPath())
-	if err != nil {
-		return p, w, err
-	}
-	if !unitExists || string(oldUnit) != w.unit {
+	if facts.unitFile == nil || string(facts.unitFile) != w.unit {
 		w.unitChanged = true
 		p.add("write "+n.unitPath(), "")
 	}
@@ -296,57 +360,54 @@ func (n *NFTables) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, er
 	return p, err
 }
 
-// nftLoad loads the new file and only then moves it into place.
-const nftLoad = `if ! out=$(nft -f "$1.new" 2>&1); then rm -f "$1.new"; echo "$out" >&2; exit 1; fi
-mv -f "$1.new" "$1"`
+// nftApply is Apply's one transaction: a new table file is written beside
+// the old one, loaded, and only once nft accepted it moved into place (so a
+// file in place is always the table that was loaded); an unchanged file
+// that is not loaded is loaded; the boot unit is written, and enabled and
+// started where it is not. Arguments: table path, table file (base64, ""
+// when unchanged), load (yes/no), unit path, unit file (base64, "" when
+// unchanged), enable, start (yes/no), unit name.
+const nftApply = `set -e
+` + host.WriteHelpers + `file=$1 table=$2 load=$3 unitpath=$4 unit=$5 enable=$6 start=$7 name=$8
+if [ -n "$table" ]; then
+	cs_put "$file.new" 0644 "$table"
+	if ! out=$(nft -f "$file.new" 2>&1); then rm -f -- "$file.new"; printf 'loading %s: %s\n' "$file" "$out" >&2; exit 1; fi
+	mv -f -- "$file.new" "$file"
+	cs_sync "$(dirname -- "$file")"
+elif [ "$load" = yes ]; then
+	nft -f "$file"
+fi
+if [ -n "$unit" ]; then
+	cs_put "$unitpath" 0644 "$unit"
+	systemctl daemon-reload
+fi
+[ "$enable" != yes ] || systemctl enable "$name"
+[ "$start" != yes ] || systemctl start "$name"`
 
-// writeAndLoad writes file beside the table file, has nft load it, and
-// only then moves it into place (nftLoad).
-func (n *NFTables) writeAndLoad(ctx context.Context, r host.Runner, file string) error {
-	if _, err := host.WriteFile(ctx, r, n.path()+".new", []byte(file), 0o644, ""); err != nil {
-		return err
-	}
-	if _, err := r.Sudo(ctx, host.Script(nftLoad, n.path())); err != nil {
-		return fmt.Errorf("loading %s: %w", n.path(), err)
-	}
-	return nil
-}
-
-// Apply implements Firewall.
+// Apply implements Firewall: what plan found to do, in one round trip.
 func (n *NFTables) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
 	p, w, err := n.plan(ctx, r, d)
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	switch {
-	case w.write:
-		if err := n.writeAndLoad(ctx, r, w.file); err != nil {
-			return Plan{}, err
-		}
-	case w.load:
-		if _, err := r.Sudo(ctx, shell.Join("nft", "-f", n.path())); err != nil {
-			return Plan{}, fmt.Errorf("loading %s: %w", n.path(), err)
-		}
+	var table, unit string
+	if w.write {
+		table = base64.StdEncoding.EncodeToString([]byte(w.file))
 	}
 	if w.unitChanged {
-		if _, err := host.WriteFile(ctx, r, n.unitPath(), []byte(w.unit), 0o644, ""); err != nil {
-			return Plan{}, err
-		}
-		if _, err := r.Sudo(ctx, "systemctl daemon-reload"); err != nil {
-			return Plan{}, fmt.Errorf("systemctl daemon-reload: %w", err)
-		}
+		unit = base64.StdEncoding.EncodeToString([]byte(w.unit))
 	}
-	var cmds []string
-	if w.enable {
-		cmds = append(cmds, shell.Join("systemctl", "enable", NFTUnit))
-	}
-	if w.start {
-		cmds = append(cmds, shell.Join("systemctl", "start", NFTUnit))
-	}
-	if err := runScript(ctx, r, cmds); err != nil {
-		return Plan{}, fmt.Errorf("enabling %s: %w", NFTUnit, err)
+	if _, err := r.Sudo(ctx, host.Script(nftApply, n.path(), table, yesNo(w.load), n.unitPath(), unit, yesNo(w.enable), yesNo(w.start), NFTUnit)); err != nil {
+		return Plan{}, fmt.Errorf("applying %s: %w", n.path(), err)
 	}
 	return p, nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 // nftHeader starts every table file renderNFT writes.
@@ -430,8 +491,8 @@ func (n *NFTables) Forget(ctx context.Context, r host.Runner, addrs []string) (P
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := n.writeAndLoad(ctx, r, file); err != nil {
-		return Plan{}, err
+	if _, err := r.Sudo(ctx, host.Script(nftApply, n.path(), base64.StdEncoding.EncodeToString([]byte(file)), "no", n.unitPath(), "", "no", "no", NFTUnit)); err != nil {
+		return Plan{}, fmt.Errorf("applying %s: %w", n.path(), err)
 	}
 	return p, nil
 }
@@ -448,7 +509,7 @@ type nftRemoval struct {
 func (n *NFTables) removePlan(ctx context.Context, r host.Runner) (Plan, nftRemoval, error) {
 	var p Plan
 	var w nftRemoval
-	facts, err := readNFTFacts(ctx, r)
+	facts, err := n.readFacts(ctx, r)
 	if err != nil {
 		return p, w, err
 	}
@@ -542,7 +603,7 @@ func (n *NFTables) Remove(ctx context.Context, r host.Runner) (Plan, error) {
 		if _, err := r.Sudo(ctx, shell.Join("nft", nftDropTable)); err != nil {
 			return Plan{}, fmt.Errorf("deleting table %s: %w", NFTTable, err)
 		}
-		facts, err := readNFTFacts(ctx, r)
+		facts, err := n.readFacts(ctx, r)
 		if err != nil {
 			return Plan{}, err
 		}

@@ -51,8 +51,12 @@ func TestNFTables_Root(t *testing.T) {
 	if out, _ := r.Run(ctx, "nft list tables"); strings.Contains(out, "cargoship") {
 		t.Fatal("Plan loaded the table")
 	}
-	if p, err := n.Apply(ctx, r, cluster); err != nil || !p.Changed() {
+	counted := &hosttest.Fake{Else: r}
+	if p, err := n.Apply(ctx, counted, cluster); err != nil || !p.Changed() {
 		t.Fatalf("first apply = %+v %v", p, err)
+	}
+	if len(counted.Calls()) != 2 {
+		t.Errorf("a cold apply is one read and one transaction; it ran %q", counted.Commands())
 	}
 	out, err := r.Run(ctx, "nft list table inet cargoship")
 	if err != nil {

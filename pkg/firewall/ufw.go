@@ -25,11 +25,15 @@ type UFW struct{}
 func (UFW) Name() string { return NameUFW }
 
 // Detect implements Firewall. ufw's messages are translated: LC_ALL=C.
-func (UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
-	out, err := r.Sudo(ctx, host.Script(`command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`))
-	if err != nil {
-		return false, false, fmt.Errorf("detecting ufw: %w", err)
-	}
+func (u UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
+	return detectOne(ctx, r, u)
+}
+
+func (UFW) detectScript() string {
+	return `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`
+}
+
+func (UFW) parseDetect(out string) (bool, bool, error) {
 	out = strings.TrimSpace(out)
 	return out != "absent", out == "Status: active", nil
 }
