@@ -16,8 +16,8 @@ type Change struct {
 	Bytes int64 // bytes uploaded for it, when it is an upload
 }
 
-// Report collects changes and phase timings; phases on many hosts add to it
-// concurrently.
+// Report collects changes, phase timings and round trips per host and
+// phase; phases on many hosts add to it concurrently.
 type Report struct {
 	// Nothing ends the summary's first line when nothing changed; ""
 	// says every host is as the package and inventory describe.
@@ -28,6 +28,8 @@ type Report struct {
 	timings []PhaseTiming
 	notes   []string
 	failure error
+
+	trips roundTrips // commands per host per phase (roundtrips.go)
 }
 
 // PhaseTiming is how one phase ended and how long it took.

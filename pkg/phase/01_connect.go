@@ -35,7 +35,9 @@ func (p *Connect) Run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("connect: %w", err)
 		}
-		h.Conn = c
+		// counted per phase: the manager logs the counts and the report
+		// keeps them (node.Report.RoundTrips)
+		h.Conn = s.Report.CountRoundTrips(h.String(), c)
 		p.mu.Lock()
 		p.conns = append(p.conns, c)
 		p.mu.Unlock()

@@ -32,7 +32,9 @@ func (m *Manager) Run(ctx context.Context) error {
 			return fmt.Errorf("interrupted before %q: %w", p.Title(), err)
 		}
 		start := time.Now()
+		s.Report.StartPhase(p.Title())
 		outcome, detail, err := m.runOne(ctx, p)
+		m.logRoundTrips(p.Title())
 		s.Report.AddTiming(node.PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
 		if outcome == "ran" || outcome == "dry-run" || err != nil {
 			ran = append(ran, p)
@@ -114,6 +116,29 @@ func (m *Manager) report(ctx context.Context, p Phase) (string, string, error) {
 	return "reported", fmt.Sprintf("%d change(s)", len(changes)), nil
 }
 
+// logRoundTrips ends the phase's round-trip count and logs it, one line
+// per host, a host the phase never reached as n=0: "each phase asks each
+// host once" is read off these lines.
+func (m *Manager) logRoundTrips(title string) {
+	s := m.State
+	log := s.Logger()
+	trips := s.Report.EndPhase()
+	counted := make(map[string]int, len(trips))
+	for _, t := range trips {
+		counted[t.Host] = t.N
+	}
+	for _, h := range s.Hosts {
+		name := h.String()
+		log.Debug("round trips", "phase", title, "host", name, "n", counted[name])
+		delete(counted, name)
+	}
+	for _, t := range trips { // counted under a name the fleet does not list
+		if _, ok := counted[t.Host]; ok {
+			log.Debug("round trips", "phase", title, "host", t.Host, "n", t.N)
+		}
+	}
+}
+
 // cleanUp gives every phase that ran a chance to release what it holds.
 func (m *Manager) cleanUp(ran []Phase) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
@@ -131,7 +156,9 @@ func (m *Manager) cleanUp(ran []Phase) {
 // walks the phase list one phase at a time with it and asserts after each.
 func (m *Manager) Step(ctx context.Context, p Phase) (outcome string, err error) {
 	start := time.Now()
+	m.State.Report.StartPhase(p.Title())
 	outcome, detail, err := m.runOne(ctx, p)
+	m.logRoundTrips(p.Title())
 	m.State.Report.AddTiming(node.PhaseTiming{Title: p.Title(), Outcome: outcome, Duration: time.Since(start), Detail: detail})
 	if err != nil {
 		return outcome, fmt.Errorf("phase %q: %w", p.Title(), err)
