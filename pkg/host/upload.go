@@ -40,8 +40,13 @@ type UploadResult struct {
 	Skipped bool
 	// ResumedAt is how much of an earlier, broken transfer was kept.
 	ResumedAt int64
-	// BytesSent is how many bytes went over the wire: 0 for a skip.
+	// BytesSent is how many bytes left this machine: 0 for a skip and
+	// for a relay.
 	BytesSent int64
+	// Relayed: another host filled the partial file (ViaPeer).
+	Relayed bool
+	// PeerErr is why a relay failed, when Upload then sent from here.
+	PeerErr error
 }
 
 // Upload puts size bytes from src, whose sha256 is sha256hex, at dst on the
@@ -75,9 +80,36 @@ func WrapSend(wrap func(offset int64, r io.Reader) io.Reader) UploadOption {
 	return func(u *upload) { u.wrap = wrap }
 }
 
+// PeerOutcome is what a ViaPeer function did.
+type PeerOutcome int
+
+const (
+	// PeerDeclined: no peer holds the file; Upload sends it from here.
+	PeerDeclined PeerOutcome = iota
+	// PeerFailed: a relay failed; Upload sends from here, resuming what
+	// the relay left when its bytes match, and returns the error in
+	// UploadResult.PeerErr.
+	PeerFailed
+	// PeerSent: the partial file holds the bytes; Upload checks their
+	// sha256 on the host and puts them in place. Bytes that do not check
+	// out are removed and sent from here, as after PeerFailed.
+	PeerSent
+)
+
+// ViaPeer offers fn the partial file to fill from another host (Relay)
+// before Upload sends from here. fn is asked after the skip check, once
+// the filesystem is known to have room, and not when a partial file
+// from an earlier run matches the source: resuming that from here sends
+// less. With no partial file the Source is then never opened. An error
+// from fn counts as PeerFailed.
+func ViaPeer(fn func(ctx context.Context, part string) (PeerOutcome, error)) UploadOption {
+	return func(u *upload) { u.peer = fn }
+}
+
 type upload struct {
 	r          Runner
 	wrap       func(offset int64, r io.Reader) io.Reader
+	peer       func(ctx context.Context, part string) (PeerOutcome, error)
 	src        Source
 	size       int64
 	sum        string
@@ -106,12 +138,31 @@ func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (Uploa
 	if u.dstExists && u.dstSum == u.sum {
 		return UploadResult{Skipped: true}, u.fixInPlace(ctx)
 	}
-	in, offset, err := u.resumePoint(ctx)
-	if err != nil {
-		return UploadResult{}, err
+	var res UploadResult
+	var in io.ReadCloser
+	var offset int64
+	var err error
+	if u.peer == nil || u.resumable() {
+		if in, offset, err = u.resumePoint(ctx); err != nil {
+			return res, err
+		}
+	}
+	if u.peer != nil && offset == 0 {
+		if in != nil {
+			in.Close()
+			in = nil
+		}
+		if done, err := u.relay(ctx, &res); done || err != nil {
+			return res, err
+		}
+	}
+	if in == nil {
+		if in, offset, err = u.resumePoint(ctx); err != nil {
+			return res, err
+		}
 	}
 	defer in.Close()
-	res := UploadResult{ResumedAt: offset}
+	res.ResumedAt = offset
 	if err := u.room(offset); err != nil {
 		return res, err
 	}
@@ -122,6 +173,36 @@ func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (Uploa
 		}
 	}
 	return res, u.finish(ctx)
+}
+
+// relay lets the peer function fill the partial file; done means the
+// upload is complete. After a relay that failed, or whose bytes did not
+// check out, the host is probed again: what it left in the partial file
+// decides where sending from here starts.
+func (u *upload) relay(ctx context.Context, res *UploadResult) (done bool, err error) {
+	if err := u.room(0); err != nil {
+		return false, err
+	}
+	outcome, err := u.peer(ctx, u.part)
+	if cerr := ctx.Err(); cerr != nil {
+		return false, errors.Join(err, cerr)
+	}
+	switch {
+	case err == nil && outcome == PeerDeclined:
+		return false, nil
+	case err == nil && outcome == PeerSent:
+		ferr := u.finish(ctx)
+		var ee *ExitError
+		if !errors.As(ferr, &ee) || ee.Code != mismatchCode {
+			res.Relayed = ferr == nil
+			return true, ferr
+		}
+		err = fmt.Errorf("the relayed copy did not check out: %w", &commandError{ee})
+	case err == nil:
+		err = errors.New("the relay failed")
+	}
+	res.PeerErr = err
+	return false, u.probe(ctx)
 }
 
 // room refuses, before a byte is written, a transfer the filesystem that
@@ -257,7 +338,7 @@ func parseFree(val string) (int64, bool) {
 }
 
 func (u *upload) probe(ctx context.Context) error {
-	u.free = -1
+	u.free, u.partExists, u.partSize = -1, false, 0
 	out, err := u.r.Sudo(ctx, Script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
 	if err != nil {
 		return err
@@ -308,7 +389,7 @@ func (u *upload) resumePoint(ctx context.Context) (io.ReadCloser, int64, error) 
 	if err != nil {
 		return nil, 0, fmt.Errorf("opening the source: %w", err)
 	}
-	if !u.partExists || u.partSize == 0 || u.partSize > u.size {
+	if !u.resumable() {
 		return in, 0, nil
 	}
 	out, err := u.r.Sudo(ctx, Script(`sha256sum < "$1"`, u.part))
@@ -335,6 +416,12 @@ func (u *upload) resumePoint(ctx context.Context) (io.ReadCloser, int64, error) 
 		return nil, 0, fmt.Errorf("opening the source: %w", err)
 	}
 	return in, 0, nil
+}
+
+// resumable reports whether a partial file could be a prefix of the
+// source, worth hashing to resume from.
+func (u *upload) resumable() bool {
+	return u.partExists && u.partSize > 0 && u.partSize <= u.size
 }
 
 // send streams the rest of the source into the partial file, over SFTP
@@ -428,7 +515,7 @@ got=${got%% *}
 if [ "$got" != "$3" ]; then
 	rm -f -- "$1"
 	echo "what arrived has sha256 $got, want $3; the partial file is removed, run again" >&2
-	exit 45
+	exit 45 # mismatchCode
 fi
 [ -z "$5" ] || chown -- "$5" "$1"
 chmod "$4" "$1"
@@ -438,6 +525,10 @@ mv -f -- "$1" "$2"
 cs_sync "$(dirname -- "$2")"
 p=$2
 ` + restorecon
+
+// mismatchCode is finishScript's exit code for bytes that do not check
+// out.
+const mismatchCode = 45
 
 func (u *upload) finish(ctx context.Context) error {
 	_, err := u.r.Sudo(ctx, Script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))
