@@ -277,7 +277,7 @@ func relay(ctx context.Context, from Runner, fromAddress, src string, to Runner,
 	}
 	keep := relaysLive.add(k.id)
 	defer relaysLive.remove(k.id)
-	made, grantErr := grant(ctx, to, p, part, line, keep)
+	m, grantErr := grant(ctx, to, p, part, line, keep)
 	var sendErr error
 	if grantErr == nil {
 		sendErr = send(ctx, from, src, p, k)
@@ -285,7 +285,7 @@ func relay(ctx context.Context, from Runner, fromAddress, src string, to Runner,
 	// revoke even after a failed grant, which may have added the line
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), revokeTimeout)
 	defer cancel()
-	n, revokeErr := revoke(rctx, to, p, part, k.id, made, grantErr == nil && sendErr == nil)
+	n, revokeErr := revoke(rctx, to, p, part, k.id, m, grantErr == nil && sendErr == nil)
 	if revokeErr != nil {
 		revokeErr = fmt.Errorf("%w; the line ending %s%s stays in %s until the next relay to %s drops it", revokeErr, relayMarker, k.id, p.AuthorizedKeys, to)
 	}
@@ -477,16 +477,16 @@ if [ ! -e "$ak" ]; then
 fi
 cs_akedit`
 
-// made is what a grant created, for its revoke to remove.
-type made struct{ file, dir bool }
+// relayMade is what a grant created, for its revoke to remove.
+type relayMade struct{ file, dir bool }
 
-func grant(ctx context.Context, to Runner, p Peer, part, line string, keep []string) (made, error) {
+func grant(ctx context.Context, to Runner, p Peer, part, line string, keep []string) (relayMade, error) {
 	args := append([]string{p.AuthorizedKeys, p.User, part, line}, keep...)
 	out, err := to.Sudo(ctx, Script(grantScript, args...))
 	if err != nil {
-		return made{}, hostError(ctx, to, "authorizing the relay key", err)
+		return relayMade{}, hostError(ctx, to, "authorizing the relay key", err)
 	}
-	var m made
+	var m relayMade
 	for _, l := range strings.Fields(out) {
 		m.file = m.file || l == "made-file"
 		m.dir = m.dir || l == "made-dir"
@@ -511,7 +511,7 @@ fi
 if [ "$6" != 1 ] && [ -f "$part" ] && [ ! -s "$part" ]; then rm -f -- "$part"; fi
 if [ -f "$part" ]; then stat -c %s -- "$part"; else echo 0; fi`
 
-func revoke(ctx context.Context, to Runner, p Peer, part, id string, m made, ok bool) (int64, error) {
+func revoke(ctx context.Context, to Runner, p Peer, part, id string, m relayMade, ok bool) (int64, error) {
 	out, err := to.Sudo(ctx, Script(revokeScript, p.AuthorizedKeys, part, id, flag(m.file), flag(m.dir), flag(ok)))
 	if err != nil {
 		return 0, hostError(ctx, to, "removing the relay key", err)
@@ -555,8 +555,9 @@ ssh -F /dev/null -T -i "$k/id" -o IdentitiesOnly=yes -o IdentityAgent=none -o Ba
 	-p "$2" -l "$3" -- "$4" < "$1"`
 
 func send(ctx context.Context, from Runner, src string, p Peer, k relayKey) error {
+	key := base64.StdEncoding.EncodeToString(k.private)
 	var in strings.Builder
-	in.WriteString(base64.StdEncoding.EncodeToString(k.private) + "\n")
+	in.WriteString(key + "\n")
 	for _, hk := range p.HostKeys {
 		pk, _, _, _, err := ssh.ParseAuthorizedKey([]byte(hk))
 		if err != nil {
@@ -564,7 +565,7 @@ func send(ctx context.Context, from Runner, src string, p Peer, k relayKey) erro
 		}
 		in.WriteString(relayKnownHost + " " + string(ssh.MarshalAuthorizedKey(pk)))
 	}
-	_, err := from.Sudo(ctx, Script(sendScript, src, strconv.Itoa(p.Port), p.User, p.Address), WithStdin(strings.NewReader(in.String())))
+	_, err := from.Sudo(ctx, Script(sendScript, src, strconv.Itoa(p.Port), p.User, p.Address), WithStdin(strings.NewReader(in.String())), WithRedact(key))
 	if err != nil {
 		return hostError(ctx, from, "sending", err)
 	}

@@ -141,9 +141,22 @@ func TestRelay_Root(t *testing.T) {
 	ctx := context.Background()
 	const size = 3<<20 + 17
 	src, _ := testData(t, size)
-	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
+	log := &syncBuffer{}
+	from := connect(t, f.sshHost(userNoPW), f.opts(log, nil))
 	before := f.keepKeys(t)
 	dirs := relayDirs()
+	t.Cleanup(func() {
+		// the private key went on stdin: no trace of it in the sender's
+		// log, which shows the command lines
+		if !strings.Contains(log.String(), "cargoship-relay.XXXXXX") {
+			t.Errorf("the sender's log shows no relay command:\n%s", log)
+		}
+		for _, secret := range []string{"PRIVATE KEY", "LS0tLS1CRUdJTiBPUEVOU1NI", "b3BlbnNzaC1rZXktdjE"} {
+			if strings.Contains(log.String(), secret) {
+				t.Errorf("the sender's log holds %q", secret)
+			}
+		}
+	})
 	for _, user := range []string{"root", userNoPW} {
 		t.Run(user, func(t *testing.T) {
 			to, p := f.relayPeer(t, user)
