@@ -1,9 +1,11 @@
 // Command bench-stage measures cargoship's stage walk (apply's staging half:
 // connect, facts, lock, host preparation, /etc/hosts, firewall, uploads,
-// engine config) against an Ansible playbook doing the same work, each on
-// a fresh fleet of container hosts, cold and then converged.
+// engine config) on fresh fleets of container hosts, cold and then
+// converged, at one or more fleet sizes: against the raw ssh transfer of
+// the same bytes, with its egress, peak RSS and round trips per host, and
+// against an Ansible playbook doing the same work.
 //
-//	sudo go run ./hack/bench-stage [-hosts 10] [-runs 3]
+//	sudo go run ./hack/bench-stage [-hosts 2,10,20] [-ansible-hosts 10] [-runs 3]
 //
 // See docs/bench.md for what is compared and the measured numbers.
 package main
@@ -30,25 +32,41 @@ const (
 )
 
 type config struct {
-	hosts, runs int
-	keep        bool
-	only        string
-	strategy    string
-	profile     bool
-	work        string
-	log         *slog.Logger // detailed log: fleet, cargoship, this program
-	logFile     string
+	hosts        []int // fleet sizes, one table row each
+	ansibleHosts []int // the sizes Ansible also runs at
+	runs         int
+	keep         bool
+	only         string
+	strategy     string
+	profile      bool
+	work         string
+	log          *slog.Logger // detailed log: fleet, cargoship, this program
+	logFile      string
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == walkCmd {
+		os.Exit(walkMain(os.Args[2:]))
+	}
 	var c config
-	flag.IntVar(&c.hosts, "hosts", 10, "hosts per fleet: 1 controller and hosts-1 workers")
+	var hosts, ansibleHosts string
+	flag.StringVar(&hosts, "hosts", "10", "hosts per fleet, a comma list (2,10,20): 1 controller and hosts-1 workers; one row each")
+	flag.StringVar(&ansibleHosts, "ansible-hosts", "10", "the -hosts counts Ansible runs at too, a comma list")
 	flag.IntVar(&c.runs, "runs", 3, "fresh-fleet runs per tool (medians are printed)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (package, playbook, logs)")
 	flag.StringVar(&c.only, "only", "", `measure one tool only: "cargoship" or "ansible"`)
 	flag.StringVar(&c.strategy, "strategy", "linear", "Ansible strategy: linear or free")
 	flag.BoolVar(&c.profile, "profile", false, "log Ansible's per-task times (profile_tasks) in its logs")
 	flag.Parse()
+	var err error
+	if c.hosts, err = parseCounts(hosts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-stage: -hosts:", err)
+		os.Exit(2)
+	}
+	if c.ansibleHosts, err = parseCounts(ansibleHosts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-stage: -ansible-hosts:", err)
+		os.Exit(2)
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-stage:", err)
 		os.Exit(1)
@@ -56,16 +74,19 @@ func main() {
 }
 
 func run(c config) (err error) {
-	if c.hosts < 2 || c.runs < 1 {
-		return fmt.Errorf("-hosts must be at least 2 and -runs at least 1")
+	if c.runs < 1 {
+		return fmt.Errorf("-runs must be at least 1")
 	}
 	if c.only != "" && c.only != "cargoship" && c.only != "ansible" {
 		return fmt.Errorf("-only is cargoship or ansible, not %q", c.only)
 	}
+	if c.only == "ansible" && !c.runsAnsible() {
+		return fmt.Errorf("-only ansible, and Ansible runs only at the -ansible-hosts counts %v, none of which is in -hosts %v", c.ansibleHosts, c.hosts)
+	}
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("the fleet needs root: run it with sudo")
 	}
-	if _, err := exec.LookPath("ansible-playbook"); err != nil && c.only != "cargoship" {
+	if _, err := exec.LookPath("ansible-playbook"); err != nil && c.runsAnsible() {
 		return fmt.Errorf("ansible-playbook not found: sudo apt-get install ansible")
 	}
 	// Interrupts cancel the context, so the deferred teardowns still run.
@@ -78,7 +99,8 @@ func run(c config) (err error) {
 	}
 	c.work = work
 	c.logFile = filepath.Join(work, "bench.log")
-	lf, err := os.Create(c.logFile)
+	// appending: the walk children append their logs to the same file
+	lf, err := os.OpenFile(c.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -101,37 +123,29 @@ func run(c config) (err error) {
 		return err
 	}
 	say("package built in %s: %s", since(t), pkg)
-	a, err := prepareAnsible(ctx, c, pkg)
-	if err != nil {
-		return err
+	var payload payloads
+	if c.only != "ansible" {
+		if payload, err = packagePayloads(ctx, c, pkg); err != nil {
+			return err
+		}
+	}
+	var a *ansible
+	if c.runsAnsible() {
+		if a, err = prepareAnsible(ctx, c, pkg); err != nil {
+			return err
+		}
 	}
 
-	var res results
-	for i := 1; i <= c.runs; i++ {
-		if c.only != "ansible" {
-			r, err := cargoshipRun(ctx, c, pkg, i)
-			if err != nil {
-				return err
-			}
-			res.cargoship = append(res.cargoship, r)
+	var counts []countResults
+	for _, n := range c.hosts {
+		cr, err := measureCount(ctx, c, pkg, payload, a, n)
+		if err != nil {
+			return err
 		}
-		if c.only != "cargoship" {
-			r, err := ansibleRun(ctx, c, a, i)
-			if err != nil {
-				return err
-			}
-			res.ansible = append(res.ansible, r)
-		}
-	}
-	if res.cargoship != nil && res.ansible != nil {
-		if diffs := compareStates(res.cargoship[0].state, res.ansible[0].state); len(diffs) > 0 {
-			say("end states differ (%d):\n  %s", len(diffs), strings.Join(diffs, "\n  "))
-		} else {
-			say("end states match on every host (files, modes, rendered config, /etc/hosts block, sysctls, nft table)")
-		}
+		counts = append(counts, cr)
 	}
 	fmt.Println()
-	if err := res.print(os.Stdout, c); err != nil {
+	if err := printResults(os.Stdout, c, counts); err != nil {
 		return err
 	}
 	fmt.Printf("load average at start: %s, at end: %s (%d cores)\n", startLoad, loadAvg(), cores())

@@ -41,14 +41,3 @@ func TestCompareStatesNamesDifferences(t *testing.T) {
 		t.Errorf("differences: %q", d)
 	}
 }
-
-func TestTableLeavesOutAMissingTool(t *testing.T) {
-	var b strings.Builder
-	r := results{cargoship: []measured{{cold: 2e9, converged: 1e9}}}
-	if err := r.print(&b, config{hosts: 3, runs: 1, strategy: "linear"}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "2.0s") || strings.Contains(b.String(), "0.0s") {
-		t.Errorf("table:\n%s", b.String())
-	}
-}

@@ -1,21 +1,154 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/node"
 )
 
-type results struct{ cargoship, ansible []measured }
+// countResults are every run at one host count.
+type countResults struct {
+	hosts     int
+	payload   int64 // one host's payload (the largest)
+	cargoship []cargoshipMeasured
+	ansible   []ansibleMeasured
+}
 
-// median of durations; the mean of the middle two for an even count.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
+// row is one host count's line of the cargoship table: times are medians
+// over the runs, peak RSS and round trips the most any run had.
+type row struct {
+	hosts                        int
+	cold, converged, upload, raw time.Duration
+	egress, payload              int64 // bytes: sent by this machine in the cold walk; one host's payload
+	// egressFanout is what this machine sends in the cold walk with
+	// fan-out on. Fan-out is not built yet (a --fanout option is to come
+	// in node.Options): until it is, nothing sets this and its column
+	// reads n/a. When it comes on by default, egress above is only the
+	// direct uploads' if the walk child (runCargoship) turns it off.
+	egressFanout *int64
+	rss          int64 // peak resident set of a walk's process, bytes
+	tripsPerHost int   // converged: the busiest host's round trips
+	topTrips     []phaseTrips
+}
+
+// row sums up the cargoship runs at one count.
+func (cr countResults) row() row {
+	r := row{hosts: cr.hosts, payload: cr.payload}
+	var cold, conv, upload, raw []time.Duration
+	var egress []int64
+	for i, m := range cr.cargoship {
+		cold, conv = append(cold, m.cold.Walk), append(conv, m.converged.Walk)
+		upload = append(upload, phaseTime(m.cold.Timings, uploadPhase))
+		raw = append(raw, m.raw)
+		egress = append(egress, m.cold.BytesSent)
+		r.rss = max(r.rss, m.cold.MaxRSS, m.converged.MaxRSS)
+		r.tripsPerHost = max(r.tripsPerHost, perHostMax(m.converged.RoundTrips))
+		if i == 0 {
+			r.topTrips = topPhases(m.converged.RoundTrips, 3)
+		}
+	}
+	r.cold, r.converged, r.upload, r.raw = median(cold), median(conv), median(upload), median(raw)
+	r.egress = median(egress)
+	return r
+}
+
+// cargoshipColumns head the cargoship table.
+var cargoshipColumns = []string{
+	"hosts", "cold", "converged", "conv/cold", "upload phase", "raw ssh", "upload/raw", "cold/raw",
+	"egress", "egress/payload", "egress fan-out", "peak RSS", "round trips/host (conv)",
+	"top phases by round trips/host (conv)",
+}
+
+// writeCargoshipTable writes one line per host count.
+func writeCargoshipTable(w io.Writer, rows []row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cells(tw, cargoshipColumns...)
+	for _, r := range rows {
+		fanout := "n/a"
+		if r.egressFanout != nil {
+			fanout = node.HumanBytes(*r.egressFanout)
+		}
+		var top []string
+		for _, t := range r.topTrips {
+			top = append(top, fmt.Sprintf("%s %d", t.Phase, t.N))
+		}
+		cells(tw,
+			fmt.Sprint(r.hosts), secs(r.cold), secs(r.converged), ratio(r.converged, r.cold),
+			secs(r.upload), secs(r.raw), ratio(r.upload, r.raw), ratio(r.cold, r.raw),
+			size(r.egress), ratio(r.egress, r.payload), fanout,
+			size(r.rss), fmt.Sprint(r.tripsPerHost), strings.Join(top, ", "),
+		)
+	}
+	return tw.Flush()
+}
+
+// writeAnsibleTable writes, for each count Ansible ran at, both tools'
+// medians cold and converged, the ratio Ansible / cargoship (above 1:
+// cargoship is faster) and every run. It writes nothing when Ansible ran
+// at no count.
+func writeAnsibleTable(w io.Writer, counts []countResults) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ran := false
+	for _, cr := range counts {
+		if len(cr.ansible) == 0 {
+			continue
+		}
+		if !ran {
+			cells(tw, "hosts", "pass", "cargoship", "ansible", "ansible/cargoship", "cargoship runs (s)", "ansible runs (s)")
+			ran = true
+		}
+		for _, cold := range []bool{true, false} {
+			name := "cold"
+			if !cold {
+				name = "converged"
+			}
+			var cs, an []time.Duration
+			for _, m := range cr.cargoship {
+				cs = append(cs, pick(m.cold.Walk, m.converged.Walk, cold))
+			}
+			for _, m := range cr.ansible {
+				an = append(an, pick(m.cold, m.converged, cold))
+			}
+			mc, ma := median(cs), median(an)
+			cells(tw, fmt.Sprint(cr.hosts), name, secs(mc), secs(ma), ratio(ma, mc), runs(cs), runs(an))
+		}
+	}
+	return tw.Flush()
+}
+
+// cells writes one line of a table. A tabwriter only buffers until Flush,
+// which returns the write's error: there is none to check here.
+func cells(tw *tabwriter.Writer, cs ...string) {
+	_, _ = io.WriteString(tw, strings.Join(cs, "\t")+"\n")
+}
+
+// size is a byte count for people, "-" for one not measured.
+func size(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return node.HumanBytes(n)
+}
+
+func pick(cold, converged time.Duration, wantCold bool) time.Duration {
+	if wantCold {
+		return cold
+	}
+	return converged
+}
+
+// median of xs; the mean of the middle two for an even count; 0 for none.
+func median[T ~int64](xs []T) T {
+	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(ds)
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
 	if n%2 == 1 {
@@ -24,19 +157,24 @@ func median(ds []time.Duration) time.Duration {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func pick(ms []measured, cold bool) []time.Duration {
-	out := make([]time.Duration, len(ms))
-	for i, m := range ms {
-		if cold {
-			out[i] = m.cold
-		} else {
-			out[i] = m.converged
-		}
+// secs is a duration in seconds, "-" for one not measured.
+func secs(d time.Duration) string {
+	if d == 0 {
+		return "-"
 	}
-	return out
+	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
-func secs(ds []time.Duration) string {
+// ratio is a/b to two places, "-" when either was not measured.
+func ratio[T ~int64](a, b T) string {
+	if a == 0 || b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
+
+// runs lists every run's seconds, "-" for none.
+func runs(ds []time.Duration) string {
 	if len(ds) == 0 {
 		return "-"
 	}
@@ -47,38 +185,33 @@ func secs(ds []time.Duration) string {
 	return strings.Join(s, " ")
 }
 
-// print writes the table: medians, the ratio Ansible / cargoship (above 1
-// means cargoship is faster), and every run.
-func (r results) print(w io.Writer, c config) error {
-	if _, err := fmt.Fprintf(w, "stage walk, %d hosts (1 controller, %d workers), %d fresh-fleet run(s) per tool, concurrency/forks %d, Ansible strategy %s\n",
-		c.hosts, c.hosts-1, c.runs, concurrency, c.strategy); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "%-10s %12s %12s %18s   %-22s %s\n", "pass", "cargoship", "ansible", "ansible/cargoship", "cargoship runs (s)", "ansible runs (s)"); err != nil {
-		return err
-	}
-	for _, cold := range []bool{true, false} {
-		name := "cold"
-		if !cold {
-			name = "converged"
+// printResults writes the cargoship table, then Ansible's where it ran.
+func printResults(w io.Writer, c config, counts []countResults) error {
+	var rows []row
+	for _, cr := range counts {
+		if len(cr.cargoship) > 0 {
+			rows = append(rows, cr.row())
 		}
-		cs, an := pick(r.cargoship, cold), pick(r.ansible, cold)
-		mc, ma := median(cs), median(an)
-		ratio := "-"
-		if mc > 0 && ma > 0 {
-			ratio = fmt.Sprintf("%.2fx", ma.Seconds()/mc.Seconds())
+	}
+	if len(rows) > 0 {
+		if _, err := fmt.Fprintf(w, "cargoship stage walk, 1 controller and hosts-1 workers, %d fresh-fleet run(s) per count, concurrency %d; times are medians, peak RSS and round trips the most of any run\n",
+			c.runs, concurrency); err != nil {
+			return err
 		}
-		if _, err := fmt.Fprintf(w, "%-10s %12s %12s %18s   %-22s %s\n", name, cell(mc), cell(ma), ratio, secs(cs), secs(an)); err != nil {
+		if err := writeCargoshipTable(w, rows); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// cell is a median in seconds, "-" for a tool -only left out.
-func cell(d time.Duration) string {
-	if d == 0 {
-		return "-"
+	var an bytes.Buffer
+	if err := writeAnsibleTable(&an, counts); err != nil {
+		return err
 	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
+	if an.Len() > 0 {
+		if _, err := fmt.Fprintf(w, "\nagainst Ansible (forks %d, strategy %s), %d run(s) per count\n", concurrency, c.strategy, c.runs); err != nil {
+			return err
+		}
+		_, err := w.Write(an.Bytes())
+		return err
+	}
+	return nil
 }
