@@ -46,6 +46,9 @@ type Options struct {
 	// TargetHosts are the hosts a reset takes out, by inventory name or
 	// address; none means the whole cluster.
 	TargetHosts []string
+	// NoFanout sends every file from this machine (--fanout=false): no
+	// host passes a file on to another (relay.go).
+	NoFanout bool
 }
 
 // Fleet is one run over an inventory: the documents, the hosts and what

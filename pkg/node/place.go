@@ -65,18 +65,25 @@ type placed struct {
 	uploaded bool  // bytes moved or the file was rewritten
 	sent     int64 // bytes that crossed the wire
 	staged   *StagedFile
+	// relayedFrom names the host the file came from, "" when it was
+	// sent from here (fan-out).
+	relayedFrom string
 }
 
 // Place puts one file on a host, skipping it when the host already has it.
 // An executable already in place needs nothing; one already staged needs
 // only installing.
 func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error) {
+	fan := s.fanoutFor(ctx, h, pl)
 	if pl.Staged {
 		have, _, err := host.FileSHA256(ctx, h.Conn, pl.Target)
 		if err != nil {
 			return placed{}, fmt.Errorf("%s: %w", pl.Target, err)
 		}
 		if have == pl.SHA256 {
+			if fan != nil {
+				fan.done(pl.Target, true)
+			}
 			return placed{}, nil
 		}
 	}
@@ -85,6 +92,9 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 		dst = StagedPath(pl.Target)
 	}
 	var opts []host.UploadOption
+	if fan != nil {
+		opts = append(opts, fan.option())
+	}
 	var track *uploadTracking
 	if p := progressFrom(ctx); p != nil {
 		defer beginUploads(ctx, h)()
@@ -95,6 +105,12 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 	if track != nil {
 		track.done(err)
 	}
+	if fan != nil {
+		fan.done(dst, err == nil)
+		if res.PeerErr != nil {
+			s.Report.Note("fan-out: %s could not get %s from %s (%v); it was sent from here", h, pl.Name, fan.failed, res.PeerErr)
+		}
+	}
 	if err != nil {
 		return placed{}, fmt.Errorf("uploading %s to %s: %w", pl.Name, dst, err)
 	}
@@ -102,6 +118,9 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 		s.Logger().Info("resumed a broken upload", "host", h.String(), "file", dst, "kept", res.ResumedAt, "sent", res.BytesSent, "size", pl.Size)
 	}
 	out := placed{uploaded: !res.Skipped, sent: res.BytesSent}
+	if res.Relayed && fan != nil {
+		out.relayedFrom = fan.from
+	}
 	if pl.Staged {
 		out.staged = &StagedFile{Staged: dst, Target: pl.Target, Symlinks: pl.Symlinks}
 	}
@@ -126,13 +145,31 @@ func (s *Fleet) WouldPlace(ctx context.Context, h *Host, pl Placement) (bool, er
 	return staged != pl.SHA256, nil
 }
 
+func (p placed) relayNote() string {
+	if p.relayedFrom == "" {
+		return ""
+	}
+	return ", relayed from " + p.relayedFrom
+}
+
+// fanoutFor is the phase's fan-out for one file on h, nil when the file
+// goes from here anyway: no fan-out in ctx, a small file, or a host with
+// no private address for a peer to reach.
+func (s *Fleet) fanoutFor(ctx context.Context, h *Host, pl Placement) *fanout {
+	r := relaysFrom(ctx)
+	if r == nil || pl.Size < RelayMinSize || pl.SHA256 == "" || h.Facts.PrivateAddress == "" {
+		return nil
+	}
+	return &fanout{r: r, h: h, sum: pl.SHA256}
+}
+
 // record adds what placing did to the report.
 func (s *Fleet) record(h *Host, phase string, pl Placement, p placed) {
 	switch {
 	case p.uploaded && pl.Staged:
-		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("staged %s for %s (%s)", pl.Name, pl.Target, pl.Mode), Bytes: p.sent})
+		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("staged %s for %s (%s)%s", pl.Name, pl.Target, pl.Mode, p.relayNote()), Bytes: p.sent})
 	case p.uploaded:
-		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("uploaded %s to %s (%s)", pl.Name, pl.Target, pl.Mode), Bytes: p.sent})
+		s.Report.Add(Change{Host: h.String(), Phase: phase, What: fmt.Sprintf("uploaded %s to %s (%s)%s", pl.Name, pl.Target, pl.Mode, p.relayNote()), Bytes: p.sent})
 	}
 }
 

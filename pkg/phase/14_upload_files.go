@@ -57,6 +57,7 @@ func (p *UploadFiles) Plan(ctx context.Context) ([]node.Change, error) {
 // Run implements Phase.
 func (p *UploadFiles) Run(ctx context.Context) error {
 	s := p.state
+	ctx = s.WithFanout(ctx)
 	return s.Hosts.Filter(func(h *node.Host) bool { return len(p.plans[h]) > 0 }).Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *node.Host) error {
 		return s.PlaceAll(ctx, h, p.Title(), p.plans[h])
 	})

@@ -114,6 +114,7 @@ func (p *UploadRoute) queuePackages() {
 // Run implements Phase.
 func (p *UploadRoute) Run(ctx context.Context) error {
 	s := p.state
+	ctx = s.WithFanout(ctx)
 	claimed := s.Hosts.Filter(func(h *node.Host) bool { return len(p.plans[h]) > 0 })
 	s.Logger().Info("route", "route", p.Route, "hosts", claimed.Names())
 	return claimed.Parallel(ctx, s.Options.UploadConcurrency, func(ctx context.Context, h *node.Host) error {
