@@ -25,6 +25,7 @@ type installFlags struct {
 	verifyKeys        []string
 	lockWait          time.Duration
 	skipUnready       bool
+	fanout            bool
 	engine            engineFlags
 	output            outputFlags
 }
@@ -39,6 +40,7 @@ func (f *installFlags) register(cmd *cobra.Command, app *App) {
 	fl.BoolVarP(&f.updateHosts, "update-hosts", "H", false, "write every node's name and address into /etc/hosts (CARGOSHIP_UPDATE_HOSTS)")
 	fl.BoolVarP(&f.updateFirewall, "update-firewall", "F", false, "configure firewalld, ufw or nftables for the cluster (CARGOSHIP_UPDATE_FIREWALL)")
 	fl.BoolVar(&f.skipUnready, "skip-unready-nodes", false, "upgrade the Ready nodes and leave nodes that are not Ready (default: stop)")
+	fl.BoolVar(&f.fanout, "fanout", true, "send each file of 1 MiB or more from here once and let hosts pass it on to each other over SSH; --fanout=false sends every file from here")
 	_ = app
 }
 
@@ -109,6 +111,9 @@ func (f *installFlags) options(cmd *cobra.Command, app *App, pkgPath string) (ac
 		},
 	}
 	o.Phase.SkipUnready = f.skipUnready
+	if fl.Lookup("fanout") != nil {
+		o.Phase.NoFanout = !f.fanout
+	}
 	if err := f.engine.apply(&o.Phase); err != nil {
 		return o, err
 	}
