@@ -104,7 +104,9 @@ suite() {
   fi
   grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
 }
-tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1; }
+# The staging half with peer fan-out off (--fanout=false): every file from
+# the operator, and nothing relayed; the full walks keep it on.
+tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1 CARGOSHIP_E2E_NO_FANOUT=1; }
 # The full walk, with the upgrade; the other knobs pass through (e.g.
 # CARGOSHIP_E2E_DISTRO, or CARGOSHIP_E2E_PACKAGE for a package of yours,
 # which upgrades only to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names).

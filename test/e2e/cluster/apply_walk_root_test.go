@@ -140,6 +140,8 @@ func applyWalk(t *testing.T, w *world, in *inspector, pkg *testPackage) {
 		{"Test_16_UploadAPT", "Upload files to hosts – APT", func(t *testing.T, s *node.Fleet) { assertRoute(t, in, s, wk, v1alpha1.RouteAPT) }},
 		{"Test_17_UploadBinaries", "Upload files to hosts – Binaries", func(t *testing.T, s *node.Fleet) {
 			assertRoute(t, in, s, wk, v1alpha1.RouteBinary)
+			// the upload phases are over: what fan-out did in them
+			w.assertFanout(t, in, s)
 		}},
 		{"Test_18_ImportImages", "Import images", func(t *testing.T, s *node.Fleet) {
 			// k3s and rke2 import their images directory by themselves:

@@ -27,6 +27,8 @@ const (
 	envUpgradePackage = envPrefix + "UPGRADE_PACKAGE"
 	// envVMMemory sizes each guest of the microvm backend, in MiB.
 	envVMMemory = envPrefix + "VM_MEMORY"
+	// envNoFanout walks with peer fan-out off (--fanout=false).
+	envNoFanout = envPrefix + "NO_FANOUT"
 )
 
 // Backends the suite knows.
@@ -98,3 +100,6 @@ func suiteDistro() (e2eutil.Distro, error) {
 		return e2eutil.Distro{}, fmt.Errorf("%s=%q is not a distro: use %s, %s or %s", envDistro, v, v1alpha1.EngineK3s, v1alpha1.EngineRKE2, v1alpha1.EngineUpstream)
 	}
 }
+
+// noFanout walks with every file sent from the operator.
+func noFanout() (bool, error) { return boolEnv(envNoFanout) }

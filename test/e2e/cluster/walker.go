@@ -39,6 +39,7 @@ func (w *world) runOptions(pkgPath, inventory string, dry bool) action.Options {
 			LookupEnv:      os.LookupEnv,
 			KubeconfigOut:  w.kubeconfig,
 			LabelNodes:     true,
+			NoFanout:       w.noFanout,
 		},
 	}
 }

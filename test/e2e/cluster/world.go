@@ -42,6 +42,8 @@ type world struct {
 	knownHosts         string
 	kubeconfig         string // where phase 28 writes the admin kubeconfig
 	stage              bool
+	// noFanout is CARGOSHIP_E2E_NO_FANOUT: every file sent from here.
+	noFanout bool
 	// userPkg and userUpgrade are CARGOSHIP_E2E_PACKAGE and
 	// CARGOSHIP_E2E_UPGRADE_PACKAGE, "" when the suite builds its own.
 	userPkg, userUpgrade string
@@ -70,6 +72,9 @@ func provision(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{backend: backendName(), distro: distro, stage: stage, log: testLogger(t)}
+	if w.noFanout, err = noFanout(); err != nil {
+		t.Fatal(err)
+	}
 	if w.userPkg, w.userUpgrade, err = userPackages(); err != nil {
 		t.Fatal(err)
 	}

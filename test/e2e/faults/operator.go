@@ -40,7 +40,8 @@ func (o *operator) id() string {
 func (w *world) startApply(t *testing.T, name string, flags ...string) *operator {
 	t.Helper()
 	home := t.TempDir()
-	args := append([]string{"--log-format", "json", "apply", w.pkg.Path, "--config", w.inventory, "--confirm"}, flags...)
+	// --fanout=false: the faults are in the operator's own transfers
+	args := append([]string{"--log-format", "json", "apply", w.pkg.Path, "--config", w.inventory, "--confirm", "--fanout=false"}, flags...)
 	cmd := exec.Command(w.bin, args...)
 	cmd.Dir = home
 	cmd.Env = []string{

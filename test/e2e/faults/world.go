@@ -145,6 +145,10 @@ func (w *world) options(dry bool, lockWait time.Duration, log *slog.Logger) acti
 			InstanceID:     fmt.Sprintf("faults-%d-%d", os.Getpid(), w.runs),
 			LockWait:       lockWait,
 			LookupEnv:      os.LookupEnv,
+			// the faults are in the operator's own transfers (an sshd
+			// killed under its SFTP session, the operator killed): every
+			// file goes from here, as with --fanout=false
+			NoFanout: true,
 		},
 	}
 }
