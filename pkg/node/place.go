@@ -108,7 +108,7 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 	if fan != nil {
 		fan.done(dst, err == nil)
 		if res.PeerErr != nil {
-			s.Report.Note("fan-out: %s could not get %s from %s (%v); it was sent from here", h, pl.Name, fan.failed, res.PeerErr)
+			s.Report.Note("fan-out: %s could not get %s from %s (%v); it was sent from here", h, pl.Name, fan.peerName(), res.PeerErr)
 		}
 	}
 	if err != nil {

@@ -229,6 +229,15 @@ func (f *fanout) relay(ctx context.Context, from relayHolder, part string) error
 	return err
 }
 
+// peerName is the holder a relay that did not work came from: one that
+// failed, or one whose bytes did not check out on this host.
+func (f *fanout) peerName() string {
+	if f.failed != "" {
+		return f.failed
+	}
+	return f.from
+}
+
 // done ends the file's upload on this host: a verified copy makes the
 // host a holder, and a send from here is over either way.
 func (f *fanout) done(dst string, ok bool) {
