@@ -29,6 +29,7 @@ import (
 const (
 	fleetCargoship = "bench"
 	fleetAnsible   = "benchans"
+	fleetDirect    = "benchdir"
 )
 
 type config struct {

@@ -17,7 +17,9 @@ import (
 // the raw transfer right after it on the same hosts, the converged walk.
 type cargoshipMeasured struct {
 	cold, converged walkResult
-	raw             time.Duration
+	// direct is a cold walk with fan-out off, on a fleet of its own.
+	direct walkResult
+	raw    time.Duration
 	// state is the fleet's end state, for checking both tools did the same.
 	state map[string]hostState
 }
@@ -59,14 +61,14 @@ func cargoshipRun(ctx context.Context, c config, pkg string, pl payloads, hosts,
 	err := withFleet(ctx, c, fleetCargoship, hosts, func(f *fleet.Fleet) error {
 		tag := fmt.Sprintf("%dh-run%d", hosts, i)
 		var err error
-		if m.cold, err = walk(ctx, c, f, pkg, tag, "cold"); err != nil {
+		if m.cold, err = walk(ctx, c, f, pkg, tag, "cold", false); err != nil {
 			return err
 		}
 		if m.raw, err = rawTransfer(ctx, f, pl); err != nil {
 			return fmt.Errorf("%s, raw transfer: %w", tag, err)
 		}
 		say("%s raw transfer     %6.1fs  (%s to each of %d hosts in parallel, system ssh)", tag, m.raw.Seconds(), node.HumanBytes(pl.perHost()), hosts)
-		if m.converged, err = walk(ctx, c, f, pkg, tag, "converged"); err != nil {
+		if m.converged, err = walk(ctx, c, f, pkg, tag, "converged", false); err != nil {
 			return err
 		}
 		m.state, err = readState(ctx, f)
@@ -75,17 +77,26 @@ func cargoshipRun(ctx context.Context, c config, pkg string, pl payloads, hosts,
 		}
 		return dumpState(c.work, fmt.Sprintf("cargoship-%dh", hosts), m.state)
 	})
+	if err != nil {
+		return m, err
+	}
+	// fan-out off: every file from here, on fresh hosts again
+	err = withFleet(ctx, c, fleetDirect, hosts, func(f *fleet.Fleet) error {
+		var err error
+		m.direct, err = walk(ctx, c, f, pkg, fmt.Sprintf("%dh-run%d", hosts, i), "direct", true)
+		return err
+	})
 	return m, err
 }
 
 // walk runs and reports one cargoship walk in a child process.
-func walk(ctx context.Context, c config, f *fleet.Fleet, pkg, tag, pass string) (walkResult, error) {
-	r, err := walkChild(ctx, c, f, pkg, tag+"-"+pass)
+func walk(ctx context.Context, c config, f *fleet.Fleet, pkg, tag, pass string, noFanout bool) (walkResult, error) {
+	r, err := walkChild(ctx, c, f, pkg, tag+"-"+pass, noFanout)
 	if err != nil {
 		return r, fmt.Errorf("cargoship %s, %s: %w", tag, pass, err)
 	}
-	say("%s cargoship %-9s %6.1fs  (changes: %d; sent %s; peak RSS %s; loading the package, not counted: %.1fs; slowest: %s)",
-		tag, pass, r.Walk.Seconds(), r.Changes, node.HumanBytes(r.BytesSent), node.HumanBytes(r.MaxRSS), r.Load.Seconds(), slowest(r.Timings, 3))
+	say("%s cargoship %-9s %6.1fs  (changes: %d; sent %s; relayed %d; peak RSS %s; loading the package, not counted: %.1fs; slowest: %s)",
+		tag, pass, r.Walk.Seconds(), r.Changes, node.HumanBytes(r.BytesSent), r.Relayed, node.HumanBytes(r.MaxRSS), r.Load.Seconds(), slowest(r.Timings, 3))
 	return r, nil
 }
 

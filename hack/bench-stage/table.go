@@ -23,46 +23,48 @@ type countResults struct {
 // row is one host count's line of the cargoship table: times are medians
 // over the runs, peak RSS and round trips the most any run had.
 type row struct {
-	hosts                        int
-	cold, converged, upload, raw time.Duration
-	egress, payload              int64 // bytes: sent by this machine in the cold walk; one host's payload
-	// egressFanout is what this machine sends in the cold walk with
-	// fan-out on. Fan-out is not built yet (a --fanout option is to come
-	// in node.Options): until it is, nothing sets this and its column
-	// reads n/a. When it comes on by default, egress above is only the
-	// direct uploads' if the walk child (runCargoship) turns it off.
-	egressFanout *int64
-	rss          int64 // peak resident set of a walk's process, bytes
-	tripsPerHost int   // converged: the busiest host's round trips
-	topTrips     []phaseTrips
+	hosts int
+	// cold, upload and egressFanout are the cold walk's with fan-out on
+	// (the default); coldDirect, uploadDirect and egress the cold walk's
+	// with it off, on fresh hosts of the same size.
+	cold, coldDirect, converged   time.Duration
+	upload, uploadDirect, raw     time.Duration
+	egress, egressFanout, payload int64 // bytes sent by this machine; one host's payload
+	relayed                       int   // files relayed host to host in the cold walk
+	rss                           int64 // peak resident set of a walk's process, bytes
+	tripsPerHost                  int   // converged: the busiest host's round trips
+	topTrips                      []phaseTrips
 }
 
 // row sums up the cargoship runs at one count.
 func (cr countResults) row() row {
 	r := row{hosts: cr.hosts, payload: cr.payload}
-	var cold, conv, upload, raw []time.Duration
-	var egress []int64
+	var cold, direct, conv, upload, uploadDirect, raw []time.Duration
+	var egress, fanout []int64
 	for i, m := range cr.cargoship {
-		cold, conv = append(cold, m.cold.Walk), append(conv, m.converged.Walk)
+		cold, direct, conv = append(cold, m.cold.Walk), append(direct, m.direct.Walk), append(conv, m.converged.Walk)
 		upload = append(upload, phaseTime(m.cold.Timings, uploadPhase))
+		uploadDirect = append(uploadDirect, phaseTime(m.direct.Timings, uploadPhase))
 		raw = append(raw, m.raw)
-		egress = append(egress, m.cold.BytesSent)
-		r.rss = max(r.rss, m.cold.MaxRSS, m.converged.MaxRSS)
+		egress, fanout = append(egress, m.direct.BytesSent), append(fanout, m.cold.BytesSent)
+		r.relayed = max(r.relayed, m.cold.Relayed)
+		r.rss = max(r.rss, m.cold.MaxRSS, m.converged.MaxRSS, m.direct.MaxRSS)
 		r.tripsPerHost = max(r.tripsPerHost, perHostMax(m.converged.RoundTrips))
 		if i == 0 {
 			r.topTrips = topPhases(m.converged.RoundTrips, 3)
 		}
 	}
-	r.cold, r.converged, r.upload, r.raw = median(cold), median(conv), median(upload), median(raw)
-	r.egress = median(egress)
+	r.cold, r.coldDirect, r.converged = median(cold), median(direct), median(conv)
+	r.upload, r.uploadDirect, r.raw = median(upload), median(uploadDirect), median(raw)
+	r.egress, r.egressFanout = median(egress), median(fanout)
 	return r
 }
 
 // cargoshipColumns head the cargoship table.
 var cargoshipColumns = []string{
-	"hosts", "cold", "converged", "conv/cold", "upload phase", "raw ssh", "upload/raw", "cold/raw",
-	"egress", "egress/payload", "egress fan-out", "peak RSS", "round trips/host (conv)",
-	"top phases by round trips/host (conv)",
+	"hosts", "cold", "cold direct", "converged", "conv/cold", "upload phase", "upload direct", "raw ssh",
+	"upload direct/raw", "cold direct/raw", "egress direct", "/payload", "egress fan-out", "/payload",
+	"relayed", "peak RSS", "round trips/host (conv)", "top phases by round trips/host (conv)",
 }
 
 // writeCargoshipTable writes one line per host count.
@@ -70,19 +72,15 @@ func writeCargoshipTable(w io.Writer, rows []row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	cells(tw, cargoshipColumns...)
 	for _, r := range rows {
-		fanout := "n/a"
-		if r.egressFanout != nil {
-			fanout = node.HumanBytes(*r.egressFanout)
-		}
 		var top []string
 		for _, t := range r.topTrips {
 			top = append(top, fmt.Sprintf("%s %d", t.Phase, t.N))
 		}
 		cells(tw,
-			fmt.Sprint(r.hosts), secs(r.cold), secs(r.converged), ratio(r.converged, r.cold),
-			secs(r.upload), secs(r.raw), ratio(r.upload, r.raw), ratio(r.cold, r.raw),
-			size(r.egress), ratio(r.egress, r.payload), fanout,
-			size(r.rss), fmt.Sprint(r.tripsPerHost), strings.Join(top, ", "),
+			fmt.Sprint(r.hosts), secs(r.cold), secs(r.coldDirect), secs(r.converged), ratio(r.converged, r.cold),
+			secs(r.upload), secs(r.uploadDirect), secs(r.raw), ratio(r.uploadDirect, r.raw), ratio(r.coldDirect, r.raw),
+			size(r.egress), ratio(r.egress, r.payload), size(r.egressFanout), ratio(r.egressFanout, r.payload),
+			fmt.Sprint(r.relayed), size(r.rss), fmt.Sprint(r.tripsPerHost), strings.Join(top, ", "),
 		)
 	}
 	return tw.Flush()

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,6 +34,7 @@ type walkResult struct {
 	Timings    []node.PhaseTiming // per phase, in run order
 	RoundTrips []node.RoundTrip   // per phase and host
 	BytesSent  int64              // bytes uploaded from this machine (the report's)
+	Relayed    int                // files a host got from another host (fan-out)
 	Changes    int
 	Error      string `json:",omitempty"`
 
@@ -44,11 +47,12 @@ type walkResult struct {
 // result.
 type walkArgs struct {
 	pkg, inventory, knownHosts, tmp, out, log string
+	noFanout                                  bool
 }
 
 func (a walkArgs) flags() []string {
 	return []string{walkCmd, "-pkg", a.pkg, "-inventory", a.inventory, "-known-hosts", a.knownHosts,
-		"-tmp", a.tmp, "-out", a.out, "-log", a.log}
+		"-tmp", a.tmp, "-out", a.out, "-log", a.log, "-no-fanout=" + strconv.FormatBool(a.noFanout)}
 }
 
 // walkMain is the child: one stage walk, its result as JSON in -out. It
@@ -62,6 +66,7 @@ func walkMain(args []string) int {
 	fs.StringVar(&a.tmp, "tmp", "", "temporary directory")
 	fs.StringVar(&a.out, "out", "", "result file")
 	fs.StringVar(&a.log, "log", "", "log file (appended to)")
+	fs.BoolVar(&a.noFanout, "no-fanout", false, "every file from here (--fanout=false)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -111,6 +116,7 @@ func runCargoship(ctx context.Context, a walkArgs, log *slog.Logger) (walkResult
 			UploadConcurrency: concurrency,
 			KnownHostsPath:    a.knownHosts,
 			LookupEnv:         os.LookupEnv,
+			NoFanout:          a.noFanout,
 		},
 	})
 	if err != nil {
@@ -124,6 +130,11 @@ func runCargoship(ctx context.Context, a walkArgs, log *slog.Logger) (walkResult
 	rep := l.State.Report
 	res.Timings, res.RoundTrips = rep.Timings(), rep.RoundTrips()
 	res.BytesSent, res.Changes = rep.BytesUploaded(), len(rep.Changes())
+	for _, c := range rep.Changes() {
+		if strings.Contains(c.What, ", relayed from ") {
+			res.Relayed++
+		}
+	}
 	if err != nil {
 		return res, fmt.Errorf("stage walk: %w", err)
 	}
@@ -132,13 +143,13 @@ func runCargoship(ctx context.Context, a walkArgs, log *slog.Logger) (walkResult
 
 // walkChild runs one walk in a child process over fleet f and returns its
 // result with the child's peak RSS.
-func walkChild(ctx context.Context, c config, f *fleet.Fleet, pkg, name string) (walkResult, error) {
+func walkChild(ctx context.Context, c config, f *fleet.Fleet, pkg, name string, noFanout bool) (walkResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return walkResult{}, fmt.Errorf("finding this program to re-run: %w", err)
 	}
 	a := walkArgs{pkg: pkg, inventory: f.InventoryPath, knownHosts: f.KnownHostsPath, tmp: c.work,
-		out: filepath.Join(c.work, name+".json"), log: c.logFile}
+		out: filepath.Join(c.work, name+".json"), log: c.logFile, noFanout: noFanout}
 	cmd := exec.CommandContext(ctx, self, a.flags()...)
 	// interrupted, the walk cleans up as apply does; killed if it hangs
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
