@@ -101,6 +101,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
 	create := host.Script(lockCreateScript, LockPath, id)
 	start := time.Now()
+	var held error // the last live holder seen
 	take := func(ctx context.Context) error {
 		// The lock can change under us (removed, or stale and taken
 		// over): try again at once, a few times, before waiting.
@@ -128,15 +129,23 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 				}
 				continue
 			}
-			return fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s of the %s allowed. If no run is active, the lock expires %s after its last touch",
+			held = fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s of the %s allowed. If no run is active, the lock expires %s after its last touch",
 				holderName(holder), LockPath, age.Round(time.Second), time.Since(start).Round(time.Second), p.Wait, lockStaleAfter)
+			return held
 		}
 		return fmt.Errorf("%s changed under every attempt to take it", LockPath)
 	}
-	return retry.Do(ctx, retry.Policy{
+	err := retry.Do(ctx, retry.Policy{
 		Wait: lockPollEvery(p.Wait), Timeout: p.Wait,
 		Log: p.state.Logger(), Level: slog.LevelInfo, Message: "waiting for lock", Attrs: []any{"host", h.String()},
 	}, take)
+	// The wait can run out in the middle of an attempt, whose error is
+	// then only the deadline: the holder the last attempt found is what
+	// the user needs to know.
+	if held != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return &retry.ExhaustedError{Err: held}
+	}
+	return err
 }
 
 // lockPollEvery is the pause between attempts: lockRetryEvery, or less

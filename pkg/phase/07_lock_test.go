@@ -25,7 +25,7 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 	ctx := context.Background()
 
 	r.write(t, LockPath, "other-7")
-	live := &AcquireLock{Wait: time.Second}
+	live := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, live, s))
 	err := live.Run(ctx)
 	require.ErrorContains(t, err, "another cargoship (other-7) holds "+LockPath)
@@ -33,7 +33,7 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 
 	old := time.Now().Add(-2 * lockStaleAfter)
 	require.NoError(t, os.Chtimes(r.path(LockPath), old, old))
-	stale := &AcquireLock{Wait: time.Second}
+	stale := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, stale, s))
 	require.NoError(t, stale.Run(ctx))
 	assert.Equal(t, "me-1", r.read(t, LockPath), "a stale lock is taken over")
@@ -42,7 +42,7 @@ func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
 	_, err = os.Stat(r.path(LockPath))
 	require.ErrorIs(t, err, os.ErrNotExist, "releasing removes our lock")
 
-	again := &AcquireLock{Wait: time.Second}
+	again := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, again, s))
 	require.NoError(t, again.Run(ctx))
 	r.write(t, LockPath, "other-7") // taken over while we held it
@@ -57,7 +57,7 @@ func TestLockDirIsRootsAlone(t *testing.T) {
 	r := runners["c1"]
 	ctx := context.Background()
 
-	l := &AcquireLock{Wait: time.Second}
+	l := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, l, s))
 	require.NoError(t, l.Run(ctx))
 	assertMode(t, r.path(LockDir), os.ModeDir|0o700, 0)
@@ -99,7 +99,7 @@ func TestLockNeverFollowsALink(t *testing.T) {
 		require.NoError(t, os.MkdirAll(r.path(LockDir), 0o700))
 		require.NoError(t, os.Symlink(secret, r.path(LockPath)))
 
-		l := &AcquireLock{Wait: time.Second}
+		l := &AcquireLock{Wait: 3 * time.Second}
 		require.NoError(t, prepare(ctx, l, s))
 		err := l.Run(ctx)
 		require.ErrorContains(t, err, LockPath+" is a symbolic link or not a regular file")
@@ -122,7 +122,7 @@ func TestLockNeverFollowsALink(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(r.path(LockDir)), 0o755))
 		require.NoError(t, os.Symlink(elsewhere, r.path(LockDir)))
 
-		l := &AcquireLock{Wait: time.Second}
+		l := &AcquireLock{Wait: 3 * time.Second}
 		require.NoError(t, prepare(ctx, l, s))
 		require.ErrorContains(t, l.Run(ctx), LockDir+" is a symbolic link or not a directory")
 		entries, err := os.ReadDir(elsewhere)
@@ -143,7 +143,7 @@ func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
 	_, content := secretFile(t)
 	r.write(t, LockPath, content)
 
-	live := &AcquireLock{Wait: time.Second}
+	live := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, live, s))
 	err := live.Run(ctx)
 	require.ErrorContains(t, err, "another cargoship ("+unreadableHolder+") holds "+LockPath)
@@ -154,7 +154,7 @@ func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
 
 	old := time.Now().Add(-2 * lockStaleAfter)
 	require.NoError(t, os.Chtimes(r.path(LockPath), old, old))
-	stale := &AcquireLock{Wait: time.Second}
+	stale := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(ctx, stale, s))
 	require.NoError(t, stale.Run(ctx), "a stale lock is taken over whatever it holds")
 	require.NoError(t, stale.Release(ctx))
