@@ -40,6 +40,7 @@ type config struct {
 	only         string
 	strategy     string
 	profile      bool
+	linkMbit     int // this machine's link to the fleet, Mbit/s; 0: unshaped
 	work         string
 	log          *slog.Logger // detailed log: fleet, cargoship, this program
 	logFile      string
@@ -57,6 +58,7 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (package, playbook, logs)")
 	flag.StringVar(&c.only, "only", "", `measure one tool only: "cargoship" or "ansible"`)
 	flag.StringVar(&c.strategy, "strategy", "linear", "Ansible strategy: linear or free")
+	flag.IntVar(&c.linkMbit, "link-mbit", 0, "put this machine behind a link of N Mbit/s to the fleets (tc tbf on the fleet bridge; hosts reach each other unshaped); 0: unshaped")
 	flag.BoolVar(&c.profile, "profile", false, "log Ansible's per-task times (profile_tasks) in its logs")
 	flag.Parse()
 	var err error

@@ -53,6 +53,9 @@ func withFleet(ctx context.Context, c config, name string, hosts int, fn func(*f
 		return fmt.Errorf("fleet %s: %w", name, upErr)
 	}
 	say("fleet %s up: %d hosts in %s", name, len(f.Hosts), since(t))
+	if err := shapeLink(ctx, f, c.linkMbit); err != nil {
+		return err
+	}
 	return fn(f)
 }
 

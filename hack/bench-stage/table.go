@@ -192,8 +192,12 @@ func printResults(w io.Writer, c config, counts []countResults) error {
 		}
 	}
 	if len(rows) > 0 {
-		if _, err := fmt.Fprintf(w, "cargoship stage walk, 1 controller and hosts-1 workers, %d fresh-fleet run(s) per count, concurrency %d; times are medians, peak RSS and round trips the most of any run\n",
-			c.runs, concurrency); err != nil {
+		link := "unshaped"
+		if c.linkMbit > 0 {
+			link = fmt.Sprintf("this machine behind %d Mbit/s", c.linkMbit)
+		}
+		if _, err := fmt.Fprintf(w, "cargoship stage walk, 1 controller and hosts-1 workers, %d fresh-fleet run(s) per count, concurrency %d, link %s; times are medians, peak RSS and round trips the most of any run\n",
+			c.runs, concurrency, link); err != nil {
 			return err
 		}
 		if err := writeCargoshipTable(w, rows); err != nil {
