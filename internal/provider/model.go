@@ -19,6 +19,7 @@ type clusterModel struct {
 	UpdateFirewall    types.Bool     `tfsdk:"update_firewall"`
 	Concurrency       types.Int64    `tfsdk:"concurrency"`
 	WorkerConcurrency types.Int64    `tfsdk:"worker_concurrency"`
+	Fanout            types.Bool     `tfsdk:"fanout"`
 	Timeouts          *timeoutsModel `tfsdk:"timeouts"`
 	Kubeconfig        types.String   `tfsdk:"kubeconfig"`
 	Version           types.String   `tfsdk:"version"`

@@ -72,6 +72,8 @@ func (r *runner) options(ctx context.Context, x run) action.Options {
 			LabelNodes:        m.LabelNodes.ValueBool(),
 			TargetHosts:       x.targets,
 			InstanceID:        "tofu-" + action.InstanceID(),
+			// unset is the CLI's default, on
+			NoFanout: !m.Fanout.IsNull() && !m.Fanout.ValueBool(),
 		},
 	}
 	if x.pkgPath == "" {

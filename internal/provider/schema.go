@@ -51,6 +51,8 @@ func clusterSchema() schema.Schema {
 				Description: "Hosts worked on at once (default 30)."},
 			"worker_concurrency": schema.Int64Attribute{Optional: true,
 				Description: "Workers started or upgraded at once; 0 means all."},
+			"fanout": schema.BoolAttribute{Optional: true,
+				Description: "Peer fan-out (apply --fanout): each file of 1 MiB or more leaves this machine once and hosts pass it on to each other; unset or true is on, false sends every file from here."},
 			"timeouts": schema.SingleNestedAttribute{Optional: true,
 				Description: "How long create, update and delete may take, as Go durations (\"45m\"); unset is unbounded.",
 				Attributes: map[string]schema.Attribute{
