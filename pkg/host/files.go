@@ -178,8 +178,7 @@ func ReadFileLimit(ctx context.Context, r Runner, p string, limit int64) ([]byte
 	if limit <= 0 {
 		return nil, fileError(r, "read", p, fmt.Errorf("limit %d is not positive", limit))
 	}
-	n := strconv.FormatInt(limit+1, 10)
-	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; exec head -c "$2" -- "$1"`, p, n), WithMaxOutput(limit+1))
+	out, err := r.Sudo(ctx, readFileCommand(p, limit), WithMaxOutput(limit+1))
 	if isExit(err, notFoundCode) {
 		return nil, fileError(r, "read", p, fs.ErrNotExist)
 	}
@@ -190,6 +189,15 @@ func ReadFileLimit(ctx context.Context, r Runner, p string, limit int64) ([]byte
 		return nil, fileError(r, "read", p, fmt.Errorf("larger than %s, the most cargoship reads back", byteSize(limit)))
 	}
 	return []byte(out), nil
+}
+
+// ReadFileCommand is the command ReadFile sends for p, for Prefetch.
+func ReadFileCommand(p string) string { return readFileCommand(p, MaxReadFile) }
+
+// readFileCommand prints p, at most limit+1 bytes, or exits 44 when it is
+// missing.
+func readFileCommand(p string, limit int64) string {
+	return Script(`[ -e "$1" ] || exit 44; exec head -c "$2" -- "$1"`, p, strconv.FormatInt(limit+1, 10))
 }
 
 // ReadFileIfExists is ReadFile for a file that may be missing: no file is
@@ -207,7 +215,7 @@ func FileSHA256(ctx context.Context, r Runner, p string) (string, bool, error) {
 	if err := checkPath(p); err != nil {
 		return "", false, fileError(r, "hash", p, err)
 	}
-	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || exit 44; sha256sum < "$1"`, p))
+	out, err := r.Sudo(ctx, FileSHA256Command(p))
 	if isExit(err, notFoundCode) {
 		return "", false, nil
 	}
@@ -219,6 +227,11 @@ func FileSHA256(ctx context.Context, r Runner, p string) (string, bool, error) {
 		return "", false, fileError(r, "hash", p, err)
 	}
 	return sum, true, nil
+}
+
+// FileSHA256Command is the command FileSHA256 sends for p, for Prefetch.
+func FileSHA256Command(p string) string {
+	return Script(`[ -e "$1" ] || exit 44; sha256sum < "$1"`, p)
 }
 
 // parseSum reads sha256sum's "<hex>  -" line.
@@ -241,7 +254,7 @@ func Stat(ctx context.Context, r Runner, p string) (FileInfo, error) {
 	if err := checkPath(p); err != nil {
 		return FileInfo{}, fileError(r, "stat", p, err)
 	}
-	out, err := r.Sudo(ctx, Script(`[ -e "$1" ] || [ -L "$1" ] || exit 44; `+statFormat+`"$1"`, p))
+	out, err := r.Sudo(ctx, StatCommand(p))
 	if isExit(err, notFoundCode) {
 		return FileInfo{}, fileError(r, "stat", p, fs.ErrNotExist)
 	}
@@ -253,6 +266,11 @@ func Stat(ctx context.Context, r Runner, p string) (FileInfo, error) {
 		return FileInfo{}, fileError(r, "stat", p, err)
 	}
 	return fi, nil
+}
+
+// StatCommand is the command Stat sends for p, for Prefetch.
+func StatCommand(p string) string {
+	return Script(`[ -e "$1" ] || [ -L "$1" ] || exit 44; `+statFormat+`"$1"`, p)
 }
 
 // MkdirAll creates a directory and its parents; mode applies to the

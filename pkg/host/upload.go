@@ -337,9 +337,15 @@ func parseFree(val string) (int64, bool) {
 	return blocks * bsize, true
 }
 
+// UploadProbeCommand is the command Upload first sends for size bytes to
+// dst, for Prefetch.
+func UploadProbeCommand(dst string, size int64) string {
+	return Script(uploadProbe, dst, dst+PartSuffix, strconv.FormatInt(size, 10))
+}
+
 func (u *upload) probe(ctx context.Context) error {
 	u.free, u.partExists, u.partSize = -1, false, 0
-	out, err := u.r.Sudo(ctx, Script(uploadProbe, u.dst, u.part, strconv.FormatInt(u.size, 10)))
+	out, err := u.r.Sudo(ctx, UploadProbeCommand(u.dst, u.size))
 	if err != nil {
 		return err
 	}

@@ -128,9 +128,12 @@ func WriteFile(ctx context.Context, r Runner, p string, data []byte, mode os.Fil
 	return true, nil
 }
 
+// WriteFileProbe is the command WriteFile first sends for p, for Prefetch.
+func WriteFileProbe(p string) string { return Script(probeScript, p) }
+
 // probe stats p and hashes it when it is a regular file.
 func probe(ctx context.Context, r Runner, p string) (fi FileInfo, exists bool, sum string, err error) {
-	out, err := r.Sudo(ctx, Script(probeScript, p))
+	out, err := r.Sudo(ctx, WriteFileProbe(p))
 	if err != nil {
 		return fi, false, "", err
 	}
