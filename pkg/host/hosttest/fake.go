@@ -38,6 +38,9 @@ type Call struct {
 	Cmd   string
 	Sudo  bool
 	Stdin string
+	// Batch are the commands of a host.Prefetch batch, each answered as
+	// if sent alone; the batch is one Call, one round trip.
+	Batch []Call
 }
 
 // Args splits the command line into the words a shell would pass on.
@@ -99,8 +102,19 @@ func (f *Fake) do(ctx context.Context, cmd string, sudo bool, opts []host.RunOpt
 		stdin, _ = io.ReadAll(o.Stdin)
 	}
 	call := Call{Cmd: cmd, Sudo: sudo, Stdin: string(stdin)}
+	if sub, ok := batchCommands(call); ok {
+		return f.batch(ctx, call, sub)
+	}
 	f.mu.Lock()
 	f.calls = append(f.calls, call)
+	f.mu.Unlock()
+	return f.answer(ctx, call, opts, o)
+}
+
+// answer answers one command by the replies, Else or Strict.
+func (f *Fake) answer(ctx context.Context, call Call, opts []host.RunOption, o host.RunOptions) (string, error) {
+	cmd, sudo, stdin := call.Cmd, call.Sudo, []byte(call.Stdin)
+	f.mu.Lock()
 	var answer func(Call) (string, error)
 	for _, r := range f.replies {
 		if strings.Contains(cmd, r.match) {
@@ -151,11 +165,16 @@ func (f *Fake) Commands() []string {
 	return out
 }
 
-// Ran reports whether any command line contains s.
+// Ran reports whether any command line, or one in a batch, contains s.
 func (f *Fake) Ran(s string) bool {
-	for _, c := range f.Commands() {
-		if strings.Contains(c, s) {
+	for _, c := range f.Calls() {
+		if strings.Contains(c.Cmd, s) {
 			return true
+		}
+		for _, b := range c.Batch {
+			if strings.Contains(b.Cmd, s) {
+				return true
+			}
 		}
 	}
 	return false
