@@ -12,8 +12,9 @@ import (
 // PlanSteps lists, reading only, what host preparation steps would do on h.
 func PlanSteps(ctx context.Context, h *Host, steps []hostos.Step) ([]Change, error) {
 	var out []Change
+	r := prefetchSteps(ctx, h, steps)
 	for _, st := range steps {
-		c, err := st.Plan(ctx, h.Conn)
+		c, err := st.Plan(ctx, r)
 		if err != nil {
 			return out, err
 		}
@@ -27,8 +28,9 @@ func PlanSteps(ctx context.Context, h *Host, steps []hostos.Step) ([]Change, err
 // RunSteps applies host preparation steps on h and reports what they did;
 // items the host refused without failing become notes.
 func (s *Fleet) RunSteps(ctx context.Context, h *Host, phaseTitle string, steps []hostos.Step) error {
+	r := prefetchSteps(ctx, h, steps)
 	for _, st := range steps {
-		c, err := st.Apply(ctx, h.Conn)
+		c, err := st.Apply(ctx, r)
 		if err != nil {
 			return err
 		}
@@ -44,6 +46,18 @@ func (s *Fleet) RunSteps(ctx context.Context, h *Host, phaseTitle string, steps 
 		}
 	}
 	return nil
+}
+
+// prefetchSteps asks h in one round trip for the reads the steps will
+// make (hostos.Prober), so a host that needs nothing is asked once.
+func prefetchSteps(ctx context.Context, h *Host, steps []hostos.Step) host.Runner {
+	var cmds []string
+	for _, st := range steps {
+		if p, ok := st.(hostos.Prober); ok {
+			cmds = append(cmds, p.Probes()...)
+		}
+	}
+	return host.Prefetch(ctx, h.Conn, cmds)
 }
 
 // FirewallOf is the front end cargoship configures on h (the one phase 13
