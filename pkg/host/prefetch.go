@@ -79,11 +79,38 @@ func (p *prefetched) Sudo(ctx context.Context, cmd string, opts ...RunOption) (s
 	return p.inner.Sudo(ctx, cmd, opts...)
 }
 
+// Prefetched takes r's prefetched answer to cmd, as Sudo would, when r is
+// a Runner from Prefetch holding one; ok=false otherwise, and nothing is
+// sent or dropped. A caller with a read and a write in one command (check,
+// and fix when wrong) prefetches the read alone and, when this finds it
+// wrong or unknown, sends the command as before.
+func Prefetched(r Runner, cmd string) (out string, err error, ok bool) {
+	var p *prefetched
+	switch w := r.(type) {
+	case *prefetched:
+		p = w
+	case *prefetchedSFTP:
+		p = w.prefetched
+	default:
+		return "", nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.ContainsFunc(p.answers, func(a answer) bool { return a.cmd == cmd }) {
+		return "", nil, false
+	}
+	return p.takeLocked(context.Background(), cmd, RunOptions{})
+}
+
 // take returns the prefetched answer for cmd, ok=false (and every answer
 // dropped) when there is none the host's own answer would equal.
 func (p *prefetched) take(ctx context.Context, cmd string, o RunOptions) (string, error, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.takeLocked(ctx, cmd, o)
+}
+
+func (p *prefetched) takeLocked(ctx context.Context, cmd string, o RunOptions) (string, error, bool) {
 	i := slices.IndexFunc(p.answers, func(a answer) bool { return a.cmd == cmd })
 	if i < 0 || ctx.Err() != nil || o.Stdin != nil || o.Stdout != nil || len(o.Redact) > 0 {
 		p.answers = nil

@@ -55,9 +55,21 @@ func (s *Fleet) installStaged(ctx context.Context, h *Host, phaseTitle string, o
 
 // LinkAll points each link at target; an existing right link is left.
 func (s *Fleet) LinkAll(ctx context.Context, h *Host, target string, links []string) error {
+	return linkAll(ctx, h.Conn, target, links)
+}
+
+// linkCheck succeeds when the link $2 already points at $1.
+const linkCheck = `[ "$(readlink "$2")" = "$1" ]`
+
+// linkAll is LinkAll through r: a link a prefetched linkCheck found right
+// costs no round trip.
+func linkAll(ctx context.Context, r host.Runner, target string, links []string) error {
 	for _, l := range links {
-		script := `[ "$(readlink "$2")" = "$1" ] || { mkdir -p "$(dirname "$2")" && ln -sfn "$1" "$2"; }`
-		if _, err := h.Conn.Sudo(ctx, host.Script(script, target, l)); err != nil {
+		if _, err, ok := host.Prefetched(r, host.Script(linkCheck, target, l)); ok && err == nil {
+			continue
+		}
+		script := linkCheck + ` || { mkdir -p "$(dirname "$2")" && ln -sfn "$1" "$2"; }`
+		if _, err := r.Sudo(ctx, host.Script(script, target, l)); err != nil {
 			return fmt.Errorf("linking %s to %s: %w", l, target, err)
 		}
 	}

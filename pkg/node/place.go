@@ -74,9 +74,14 @@ type placed struct {
 // An executable already in place needs nothing; one already staged needs
 // only installing.
 func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error) {
+	return s.place(ctx, h, h.Conn, pl)
+}
+
+// place is Place asking h through r (PlaceAll's prefetched answers).
+func (s *Fleet) place(ctx context.Context, h *Host, r host.Runner, pl Placement) (placed, error) {
 	fan := s.fanoutFor(ctx, h, pl)
 	if pl.Staged {
-		have, _, err := host.FileSHA256(ctx, h.Conn, pl.Target)
+		have, _, err := host.FileSHA256(ctx, r, pl.Target)
 		if err != nil {
 			return placed{}, fmt.Errorf("%s: %w", pl.Target, err)
 		}
@@ -101,7 +106,7 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 		track = &uploadTracking{p: p, host: h.String(), name: pl.Name, size: pl.Size}
 		opts = append(opts, host.WrapSend(track.wrap))
 	}
-	res, err := host.Upload(ctx, h.Conn, host.Source(pl.Open), pl.Size, pl.SHA256, dst, pl.Mode, pl.Owner, opts...)
+	res, err := host.Upload(ctx, r, host.Source(pl.Open), pl.Size, pl.SHA256, dst, pl.Mode, pl.Owner, opts...)
 	if track != nil {
 		track.done(err)
 	}
@@ -129,7 +134,12 @@ func (s *Fleet) Place(ctx context.Context, h *Host, pl Placement) (placed, error
 
 // WouldPlace reports, reading only, whether placing pl would change h.
 func (s *Fleet) WouldPlace(ctx context.Context, h *Host, pl Placement) (bool, error) {
-	have, _, err := host.FileSHA256(ctx, h.Conn, pl.Target)
+	return wouldPlace(ctx, h.Conn, pl)
+}
+
+// wouldPlace is WouldPlace asking through r (PlanAll's prefetched answers).
+func wouldPlace(ctx context.Context, r host.Runner, pl Placement) (bool, error) {
+	have, _, err := host.FileSHA256(ctx, r, pl.Target)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", pl.Target, err)
 	}
@@ -138,7 +148,7 @@ func (s *Fleet) WouldPlace(ctx context.Context, h *Host, pl Placement) (bool, er
 	}
 	// A staged copy that is already right is not sent again (Place's
 	// upload skips it); what it waits for is Install staged files.
-	staged, _, err := host.FileSHA256(ctx, h.Conn, StagedPath(pl.Target))
+	staged, _, err := host.FileSHA256(ctx, r, StagedPath(pl.Target))
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", StagedPath(pl.Target), err)
 	}
@@ -179,9 +189,10 @@ func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []
 	// one batch for all of the host's files: a terminal keeps one bar
 	// for the host, and draws it to the end before the phase goes on
 	defer beginUploads(ctx, h)()
+	r := host.Prefetch(ctx, h.Conn, placeProbes(pls))
 	units := false
 	for _, pl := range pls {
-		p, err := s.Place(ctx, h, pl)
+		p, err := s.place(ctx, h, r, pl)
 		if err != nil {
 			return err
 		}
@@ -190,7 +201,7 @@ func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []
 			s.QueueStaged(h, *p.staged)
 			continue
 		}
-		if err := s.LinkAll(ctx, h, pl.Target, pl.Symlinks); err != nil {
+		if err := linkAll(ctx, r, pl.Target, pl.Symlinks); err != nil {
 			return err
 		}
 		units = units || p.uploaded && IsUnitFile(pl.Target)
@@ -204,8 +215,9 @@ func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []
 // PlanAll lists what placing files would change on one host.
 func (s *Fleet) PlanAll(ctx context.Context, h *Host, pls []Placement) ([]Change, error) {
 	var out []Change
+	r := host.Prefetch(ctx, h.Conn, planProbes(pls))
 	for _, pl := range pls {
-		would, err := s.WouldPlace(ctx, h, pl)
+		would, err := wouldPlace(ctx, r, pl)
 		if err != nil {
 			return nil, err
 		}
