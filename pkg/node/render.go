@@ -143,8 +143,14 @@ func (s *Fleet) RenderedFor(ctx context.Context, h *Host) (engine.Rendered, erro
 
 // WriteRendered writes a host's rendered files; unchanged files are left.
 func (s *Fleet) WriteRendered(ctx context.Context, h *Host, phaseTitle string, r engine.Rendered) error {
+	// one round trip for every file's probe on a host that has them all
+	var probes []string
 	for _, f := range r.Files {
-		changed, err := host.WriteFile(ctx, h.Conn, f.Path, f.Content, f.Mode, "")
+		probes = append(probes, host.WriteFileProbe(f.Path))
+	}
+	conn := host.Prefetch(ctx, h.Conn, probes)
+	for _, f := range r.Files {
+		changed, err := host.WriteFile(ctx, conn, f.Path, f.Content, f.Mode, "")
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}

@@ -20,11 +20,15 @@ func (s *Fleet) ReadClusterToken(ctx context.Context) (string, error) {
 	if leader == nil {
 		return "", nil
 	}
+	var paths, reads []string
 	for _, p := range []string{s.Engine.ServerTokenPath(), s.Engine.Paths().TokenFile} {
-		if p == "" {
-			continue
+		if p != "" {
+			paths, reads = append(paths, p), append(reads, host.ReadFileCommand(p))
 		}
-		data, err := host.ReadFile(ctx, leader.Conn, p)
+	}
+	conn := host.Prefetch(ctx, leader.Conn, reads) // both in one round trip
+	for _, p := range paths {
+		data, err := host.ReadFile(ctx, conn, p)
 		if err == nil {
 			if t := strings.TrimSpace(string(data)); t != "" {
 				return t, nil

@@ -41,8 +41,13 @@ func (p *ConfigureEngine) ShouldRun() bool { return len(p.rendered) > 0 }
 func (p *ConfigureEngine) Plan(ctx context.Context) ([]node.Change, error) {
 	return node.Collect(ctx, p.hosts(), p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]node.Change, error) {
 		var out []node.Change
+		var reads []string
 		for _, f := range p.rendered[h].Files {
-			have, _, err := host.FileSHA256(ctx, h.Conn, f.Path)
+			reads = append(reads, host.FileSHA256Command(f.Path))
+		}
+		conn := host.Prefetch(ctx, h.Conn, reads) // one round trip for all
+		for _, f := range p.rendered[h].Files {
+			have, _, err := host.FileSHA256(ctx, conn, f.Path)
 			if err != nil {
 				return out, err
 			}
