@@ -2,7 +2,6 @@ package phase
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 
@@ -20,7 +19,7 @@ func convergedFleet(t *testing.T, f *hosttest.Fake, d *v1alpha1.Distro, dryRun b
 	t.Helper()
 	c := &v1alpha1.Cluster{}
 	c.Spec.Hosts = []v1alpha1.Host{{Hostname: "kc0", Role: v1alpha1.RoleController, Environment: map[string]string{"HTTP_PROXY": "http://proxy:3128"}}}
-	s := node.New(c, d, node.Options{DryRun: dryRun}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := node.New(c, d, node.Options{DryRun: dryRun}, slog.New(slog.DiscardHandler))
 	for _, h := range s.Hosts {
 		h.Conn = s.Report.CountRoundTrips(h.String(), f)
 	}
