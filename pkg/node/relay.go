@@ -201,6 +201,8 @@ type fanout struct {
 // sending it, and sends it from here when nobody holds it.
 func (f *fanout) option() host.UploadOption {
 	return host.ViaPeer(func(ctx context.Context, part string) (host.PeerOutcome, error) {
+		// read this host's sshd while it waits its turn, not after
+		go func() { _, _ = f.r.peer(ctx, f.h) }()
 		t, err := f.r.wait(ctx, f.h, f.sum)
 		if err != nil {
 			return host.PeerFailed, err
