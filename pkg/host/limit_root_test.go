@@ -56,7 +56,7 @@ func TestOutputIsBounded(t *testing.T) {
 			marker := fmt.Sprintf("yes cargoship-bound-%d", n)
 			t.Run(fmt.Sprintf("%s %s root=%v", name, tc.stream, tc.asRoot), func(t *testing.T) {
 				// a deadline only so that a failing test ends
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
 				var err error
 				used := allocated(func() {
@@ -203,7 +203,9 @@ func TestReadFileIsBounded(t *testing.T) {
 	}
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			// a deadline only so that a failing test ends: a loaded
+			// machine (CI's) takes seconds over 16 MiB
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			for _, p := range []string{big, "/dev/zero"} {
 				if _, err := ReadFile(ctx, c, p); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
