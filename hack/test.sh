@@ -2,11 +2,13 @@
 # test.sh runs every test cargoship has: the unit tests first, then the tests
 # that need root and real hosts (the fleet harness, the test engine, the
 # fault tests, the provider's acceptance tests with the terraform binary), then
-# the phase suite four times against a container fleet: its staging half,
-# the full walk (apply, converged re-run, join, upgrade, labels, reset, and
-# the three-controller walk) with the test engine as k3s, the same with it
-# as rke2, and the single-controller walk once more
-# on packages built from example/local-k3s instead of the test package;
+# the phase suite four times against a container fleet: its staging half
+# (with peer fan-out off), the full walk (apply, converged re-run, join,
+# upgrade, labels, reset, and the three-controller and VIP walks) with the
+# test engine as k3s, the single-controller walk with it as rke2, and the
+# single-controller walk once more on packages built from example/local-k3s
+# instead of the test package; the phase suite on two qemu guests (SELinux
+# enforcing, fapolicyd: apply and converged);
 # then Kubernetes built from source and the upstream walk on it: kubeadm,
 # real kubelets, CoreDNS, a pod network, an upgrade (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
