@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
 )
@@ -223,11 +224,16 @@ func (f *fanout) option() host.UploadOption {
 }
 
 func (f *fanout) relay(ctx context.Context, from relayHolder, part string) error {
+	start := time.Now()
 	to, err := f.r.peer(ctx, f.h)
 	if err != nil {
 		return err
 	}
-	_, err = host.Relay(ctx, from.host.Conn, from.host.Facts.PrivateAddress, from.path, f.h.Conn, to, part)
+	peerRead := time.Since(start)
+	n, err := host.Relay(ctx, from.host.Conn, from.host.Facts.PrivateAddress, from.path, f.h.Conn, to, part)
+	// what a hop costs, for profiling fan-out (docs/bench.md, goal 5)
+	f.r.fleet.Logger().Debug("relay", "host", f.h.String(), "from", from.host.String(), "file", from.path,
+		"bytes", n, "peer_read", peerRead.Round(time.Millisecond).String(), "took", time.Since(start).Round(time.Millisecond).String(), "error", err)
 	return err
 }
 
