@@ -233,7 +233,7 @@ func (f *fanout) relay(ctx context.Context, from relayHolder, part string) error
 	n, err := host.Relay(ctx, from.host.Conn, from.host.Facts.PrivateAddress, from.path, f.h.Conn, to, part)
 	// what a hop costs, for profiling fan-out (docs/bench.md, goal 5)
 	f.r.fleet.Logger().Debug("relay", "host", f.h.String(), "from", from.host.String(), "file", from.path,
-		"bytes", n, "peer_read", peerRead.Round(time.Millisecond).String(), "took", time.Since(start).Round(time.Millisecond).String(), "error", err)
+		"bytes", n, "peerRead", peerRead.Round(time.Millisecond).String(), "took", time.Since(start).Round(time.Millisecond).String(), "error", err)
 	return err
 }
 
