@@ -34,12 +34,16 @@ printf %s "$2" > "$f"`
 
 // lockReadScript prints "absent", "refused" (a link or a special file,
 // never read), or the lock's age in seconds and at most 256 bytes of it.
+// A lock its holder releases while this reads it is absent too: the
+// faults walk's third apply once read a lock that vanished between the
+// test and the read, and failed instead of taking it.
 const lockReadScript = `f=$1
 d=$(dirname -- "$f")
 if [ -L "$d" ] || [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then echo refused; exit 0; fi
-if [ ! -e "$f" ]; then echo absent; exit 0; fi
-echo "$(( $(date +%s) - $(stat -c %Y -- "$f") ))"
-head -c 256 -- "$f"`
+m=$(stat -c %Y -- "$f" 2>/dev/null) || { echo absent; exit 0; }
+c=$(head -c 256 -- "$f" 2>/dev/null) || { echo absent; exit 0; }
+echo "$(( $(date +%s) - m ))"
+printf '%s' "$c"`
 
 // lockTouchScript refreshes a lock that is still a regular file.
 const lockTouchScript = `[ -L "$1" ] || [ ! -f "$1" ] || touch -c -- "$1"`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/colonel-byte/cargoship/internal/testtier"
+	"github.com/colonel-byte/cargoship/pkg/host"
 )
 
 func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
@@ -171,4 +173,24 @@ func TestLockPollEvery(t *testing.T) {
 	assert.Equal(t, time.Second, lockPollEvery(4*time.Second))
 	assert.Equal(t, 250*time.Millisecond, lockPollEvery(time.Second))
 	assert.Less(t, lockPollEvery(5*time.Second), 5*time.Second)
+}
+
+// TestLockReadOfALockReleasedMidRead: a holder that releases its lock
+// between the read's test and its read leaves it absent, not an error (a
+// head that removes the file first stands in for the race).
+func TestLockReadOfALockReleasedMidRead(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "run", "cargoship.lock")
+	require.NoError(t, os.MkdirAll(filepath.Dir(lock), 0o700))
+	require.NoError(t, os.WriteFile(lock, []byte("vm-1"), 0o600))
+	bin := filepath.Join(dir, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	realHead, err := exec.LookPath("head")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "head"), []byte("#!/bin/sh\nfor a; do f=$a; done\nrm -f -- \"$f\"\nexec "+realHead+" \"$@\"\n"), 0o755))
+	cmd := exec.Command("/bin/sh", "-c", host.Script(lockReadScript, lock))
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "absent\n", string(out))
 }
