@@ -8,7 +8,7 @@
 # test engine as k3s, the single-controller walk with it as rke2, and the
 # single-controller walk once more on packages built from example/local-k3s
 # instead of the test package; the phase suite on two qemu guests (SELinux
-# enforcing, fapolicyd: apply and converged);
+# enforcing, fapolicyd: the dry run and apply);
 # then Kubernetes built from source and the upstream walk on it: kubeadm,
 # real kubelets, CoreDNS, a pod network, an upgrade (docs/e2e.md). Run it as
 # root, or as a user with sudo: it then runs itself again through sudo,
@@ -137,12 +137,12 @@ tier_package() {
 # The VM fleet (docs/vm-fleet.md): the microvm backend's own tests (its
 # image built once, about 9 minutes cold; two guests up, a reboot, down
 # leaving nothing), then the phase suite on two emulated guests with
-# SELinux enforcing and fapolicyd: the fresh dry run, apply (phases 8 to
-# 11 doing real work) and the converged re-run. Under TCG the reboot check
-# (5 minutes) and reset (13) would push CI past its hour, so they run as
-# the documented whole walk, with the labels walk:
+# SELinux enforcing and fapolicyd: the fresh dry run and apply, phases 8 to
+# 11 doing real work. Under TCG the converged re-run (5 to 9 minutes), the
+# reboot check (5) and reset (13) would push CI past its hour, so they run
+# as the documented whole walk, with the labels walk:
 # CARGOSHIP_E2E_BACKEND=microvm go test -run '^TestClusterPhases$' ./test/e2e/cluster/
-# (docs/vm-fleet.md); the container tiers walk reboot-free reset every run.
+# (docs/vm-fleet.md); the container tiers walk converged and reset every run.
 tier_vm() {
   echo "== VM fleet: qemu guests, SELinux enforcing, fapolicyd"
   if ! go test -count=1 -p 1 -timeout 40m -v ./test/fleet/microvm/... >build/vm-fleet.log 2>&1; then
@@ -152,7 +152,7 @@ tier_vm() {
     return 1
   fi
   grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|ready:|built microvm' build/vm-fleet.log | tail -40
-  suite vm -run='^TestClusterPhases$/^(bad-input|dry-run-fresh|apply|converged)$' CARGOSHIP_E2E_BACKEND=microvm
+  suite vm -run='^TestClusterPhases$/^(bad-input|dry-run-fresh|apply)$' CARGOSHIP_E2E_BACKEND=microvm
 }
 
 # The upstream engine on real Kubernetes: kubeadm, kubelet, containerd and
