@@ -196,7 +196,7 @@ func printResults(w io.Writer, c config, counts []countResults) error {
 		if c.linkMbit > 0 {
 			link = fmt.Sprintf("this machine behind %d Mbit/s", c.linkMbit)
 		}
-		if _, err := fmt.Fprintf(w, "cargoship stage walk, 1 controller and hosts-1 workers, %d fresh-fleet run(s) per count, concurrency %d, link %s; times are medians, peak RSS and round trips the most of any run\n",
+		if _, err := fmt.Fprintf(w, "the staging half of apply (cargoship), 1 controller and hosts-1 workers, %d fresh-fleet run(s) per count, concurrency %d, link %s; times are medians, peak RSS and round trips the most of any run\n",
 			c.runs, concurrency, link); err != nil {
 			return err
 		}
