@@ -14,13 +14,16 @@ import (
 type attempts struct {
 	n    int
 	last error
+	// cut: the latest try ended because the context did
+	cut bool
 }
 
 // record counts one try. An attempt the context cut short says only
 // that; the one before it, if any, says why the host did not answer.
 func (a *attempts) record(ctx context.Context, err error) error {
 	a.n++
-	if err != nil && (ctx.Err() == nil || a.last == nil) {
+	a.cut = err != nil && ctx.Err() != nil
+	if err != nil && (!a.cut || a.last == nil) {
 		a.last = err
 	}
 	return err
@@ -35,7 +38,14 @@ func connectFailed(parent context.Context, name string, o ConnectOptions, start 
 	var ex *retry.ExhaustedError
 	switch {
 	case errors.As(err, &ex):
-		return fmt.Errorf("host %s: gave up connecting after %s, the connect timeout being %s (%d attempts): %w", name, took, o.Timeout, ex.Attempts, ex.Err)
+		// The timeout can end an attempt midway, leaving only the
+		// context's error; the attempt before it says why the host did
+		// not answer.
+		last := ex.Err
+		if a.cut && a.last != nil {
+			last = a.last
+		}
+		return fmt.Errorf("host %s: gave up connecting after %s, the connect timeout being %s (%d attempts): %w", name, took, o.Timeout, ex.Attempts, last)
 	case parent.Err() == nil || !errors.Is(err, context.Cause(parent)):
 		return err
 	}

@@ -245,21 +245,26 @@ func (t *sshTransport) run(ctx context.Context, line string, stdin io.Reader, st
 	sess.Stdout, sess.Stderr = stdout, stderr
 	// feed stdin ourselves: x/crypto's own copier may go on reading the
 	// caller's reader after Wait returns
-	var fed chan struct{}
+	var in io.WriteCloser
 	if stdin != nil {
-		w, err := sess.StdinPipe()
-		if err != nil {
+		if in, err = sess.StdinPipe(); err != nil {
 			return fmt.Errorf("opening stdin: %w", err)
 		}
-		fed = make(chan struct{})
-		go func() {
-			defer close(fed)
-			_, _ = io.Copy(w, stdin)
-			_ = w.Close()
-		}()
 	}
 	if err := sess.Start(line); err != nil {
 		return fmt.Errorf("starting the command: %w", err)
+	}
+	// Only once the exec request is answered: sshd drops what a session
+	// channel receives before its command runs, the EOF too, and the
+	// command then waits for input for ever.
+	var fed chan struct{}
+	if in != nil {
+		fed = make(chan struct{})
+		go func() {
+			defer close(fed)
+			_, _ = io.Copy(in, stdin)
+			_ = in.Close()
+		}()
 	}
 	done := make(chan struct{})
 	var waitErr error // read only once done is closed
