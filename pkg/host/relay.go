@@ -49,8 +49,15 @@ type Peer struct {
 
 // relayMarker ends every authorized_keys line a relay adds, followed by
 // the transfer's id: the line to remove afterwards, and the one a killed
-// run left behind.
+// run left behind. An id is "UNIXSECONDS-HEX": when it was granted, by
+// the operator's clock, and 24 random hex digits.
 const relayMarker = "cargoship-relay-"
+
+// relayStaleAfter is how old another process's relay line must be before
+// a grant takes it for a killed run's and drops it: younger ones may be
+// a transfer of another cargoship under way. One transfer of one file
+// between two hosts of a fleet's network takes far less.
+const relayStaleAfter = time.Hour
 
 // relayKnownHost is the name the sender's ssh checks the receiver's host
 // key under (HostKeyAlias): the receiver's keys are listed under it alone,
@@ -287,7 +294,7 @@ func relay(ctx context.Context, from Runner, fromAddress, src string, to Runner,
 	defer cancel()
 	n, revokeErr := revoke(rctx, to, p, part, k.id, m, grantErr == nil && sendErr == nil)
 	if revokeErr != nil {
-		revokeErr = fmt.Errorf("%w; the line ending %s%s stays in %s until the next relay to %s drops it", revokeErr, relayMarker, k.id, p.AuthorizedKeys, to)
+		revokeErr = fmt.Errorf("%w; the line ending %s%s stays in %s until cargoship reset, or a relay to %s an hour from now, drops it", revokeErr, relayMarker, k.id, p.AuthorizedKeys, to)
 	}
 	return n, errors.Join(grantErr, sendErr, revokeErr)
 }
@@ -342,7 +349,7 @@ func newRelayKey() (relayKey, error) {
 		return relayKey{}, fmt.Errorf("generating a relay id: %w", err)
 	}
 	return relayKey{
-		id:      hex.EncodeToString(id[:]),
+		id:      strconv.FormatInt(time.Now().Unix(), 10) + "-" + hex.EncodeToString(id[:]),
 		public:  strings.TrimSpace(string(ssh.MarshalAuthorizedKey(sp))),
 		private: pem.EncodeToMemory(block),
 	}, nil
@@ -411,7 +418,8 @@ func (l *liveSet) remove(id string) {
 
 // akEdit defines cs_akedit: rewrite "$ak" without the relay lines the
 // awk filter drops ($drop's alone when set, else any whose id is not in
-// $keep), then append "$add" when set. Every other byte stays: lines are
+// $keep and was not granted at or after $cutoff, in Unix seconds: an id
+// without a time is old), then append "$add" when set. Every other byte stays: lines are
 // rejoined as they were, and a file that did not end in a newline still
 // does not (the added line then goes after a newline of its own, so that
 // removing it restores the file exactly). The new file is renamed into
@@ -428,11 +436,15 @@ cs_akedit() {
 	[ -z "$(tail -c 1 -- "$ak")" ] || cs_nl=0
 	cs_t=$(mktemp -- "$ak.cargoship-XXXXXX")
 	trap 'rm -f -- "$cs_t"' EXIT
-	keep=${keep:-} drop=${drop:-} nl=$cs_nl awk '
+	keep=${keep:-} drop=${drop:-} cutoff=${cutoff:-} nl=$cs_nl awk '
+	function young(m) {
+		if (ENVIRON["cutoff"] == "" || !match(m, /^[0-9]+-/)) return 0
+		return substr(m, 1, RLENGTH - 1) + 0 >= ENVIRON["cutoff"] + 0
+	}
 	{
 		m = ""
 		if ($NF ~ /^` + relayMarker + `/) m = substr($NF, 17)
-		if (m != "" && (ENVIRON["drop"] != "" ? m == ENVIRON["drop"] : index(" " ENVIRON["keep"] " ", " " m " ") == 0)) next
+		if (m != "" && (ENVIRON["drop"] != "" ? m == ENVIRON["drop"] : index(" " ENVIRON["keep"] " ", " " m " ") == 0 && !young(m))) next
 		if (n++) printf "\n"
 		printf "%s", $0
 	}
@@ -450,12 +462,12 @@ cs_akedit() {
 
 // grantScript starts the part file empty, root's and private, makes sure
 // the authorized_keys file exists (owned by the user, 0600, in a 0700
-// directory when it has to be made), drops stale relay lines and adds
-// the transfer's. It prints "made-file" and "made-dir" for what it
+// directory when it has to be made), drops stale relay lines (granted
+// before $5 and not this process's) and adds the transfer's. It prints "made-file" and "made-dir" for what it
 // created, for the revoke to remove again.
 const grantScript = `set -e
-` + mkdirs + akEdit + `ak=$1 user=$2 part=$3 add=$4 drop=
-shift 4
+` + mkdirs + akEdit + `ak=$1 user=$2 part=$3 add=$4 cutoff=$5 drop=
+shift 5
 keep="$*"
 cs_mkdir "$(dirname -- "$part")"
 rm -f -- "$part"
@@ -481,7 +493,8 @@ cs_akedit`
 type relayMade struct{ file, dir bool }
 
 func grant(ctx context.Context, to Runner, p Peer, part, line string, keep []string) (relayMade, error) {
-	args := append([]string{p.AuthorizedKeys, p.User, part, line}, keep...)
+	cutoff := strconv.FormatInt(time.Now().Add(-relayStaleAfter).Unix(), 10)
+	args := append([]string{p.AuthorizedKeys, p.User, part, line, cutoff}, keep...)
 	out, err := to.Sudo(ctx, Script(grantScript, args...))
 	if err != nil {
 		return relayMade{}, hostError(ctx, to, "authorizing the relay key", err)
@@ -498,7 +511,7 @@ func grant(ctx context.Context, to Runner, p Peer, part, line string, keep []str
 // the grant made, when they are empty again), removes a part file a
 // failed transfer left empty, and prints the bytes the part file holds.
 const revokeScript = `set -e
-` + akEdit + `ak=$1 part=$2 drop=$3 keep= add=
+` + akEdit + `ak=$1 part=$2 drop=$3 keep= add= cutoff=
 [ ! -L "$ak" ] || ak=$(readlink -f -- "$ak")
 if [ -f "$ak" ]; then
 	cs_aklock

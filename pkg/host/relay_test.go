@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -368,5 +370,45 @@ func TestAuthorizedKeysEditDropsStaleLines(t *testing.T) {
 	got, _ = os.ReadFile(ak)
 	if want := a + live + a; string(got) != want {
 		t.Errorf("after the revoke: %q\nwant %q", got, want)
+	}
+}
+
+// TestAuthorizedKeysEditKeepsAnotherRunsYoungLines: a grant drops what a
+// killed run left, but not the line of another cargoship's relay under
+// way: one granted at or after the cutoff. Lines without a time (an
+// earlier cargoship's) count as old.
+func TestAuthorizedKeysEditKeepsAnotherRunsYoungLines(t *testing.T) {
+	const a = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA me@laptop\n"
+	line := func(id string) string { return "restrict ssh-ed25519 AAAAC3y " + relayMarker + id + "\n" }
+	young, atCutoff := line("1765000000-aaaa"), line("1764996400-bbbb")
+	old, untimed := line("1764996399-cccc"), line("0123456789abcdef01234567")
+	ak := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(ak, []byte(a+young+old+atCutoff+untimed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mine := "restrict ssh-ed25519 AAAAC3x " + relayMarker + "1765000001-dddd"
+	body := akEdit + `ak=$1 add=$2 drop= keep=$3; cs_aklock; cs_akedit`
+	cmd := exec.Command("/bin/sh", "-c", body, "sh", ak, mine, "1765000001-dddd")
+	cmd.Env = append(os.Environ(), "cutoff=1764996400")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("editing %s: %v: %s", ak, err, out)
+	}
+	got, _ := os.ReadFile(ak)
+	if want := a + young + atCutoff + mine + "\n"; string(got) != want {
+		t.Errorf("after the grant: %q\nwant %q", got, want)
+	}
+}
+
+// TestRelayIDsCarryTheirTime: the id a grant compares with its cutoff.
+func TestRelayIDsCarryTheirTime(t *testing.T) {
+	before := time.Now().Unix()
+	k, err := newRelayKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, hexPart, ok := strings.Cut(k.id, "-")
+	n, perr := strconv.ParseInt(sec, 10, 64)
+	if !ok || perr != nil || n < before || n > time.Now().Unix() || len(hexPart) != 24 {
+		t.Errorf("id %q; want UNIXSECONDS-<24 hex> of now", k.id)
 	}
 }

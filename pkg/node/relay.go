@@ -176,15 +176,18 @@ func (r *relays) peer(ctx context.Context, h *Host) (host.Peer, error) {
 		r.peers[h] = pi
 	}
 	r.mu.Unlock()
-	pi.once.Do(func() {
-		user, err := h.Conn.Run(ctx, "id -un")
-		if err != nil {
-			pi.err = fmt.Errorf("its login user: %w", err)
-			return
-		}
-		pi.peer, pi.err = host.ReadPeer(ctx, h.Conn, strings.TrimSpace(user), h.Facts.PrivateAddress)
-	})
+	pi.once.Do(func() { pi.peer, pi.err = readPeer(ctx, h.Conn, h.Facts.PrivateAddress) })
 	return pi.peer, pi.err
+}
+
+// readPeer reads r's sshd as a relay receiver: for its login user, as
+// seen from address, the host's private address.
+func readPeer(ctx context.Context, r host.Runner, address string) (host.Peer, error) {
+	user, err := r.Run(ctx, "id -un")
+	if err != nil {
+		return host.Peer{}, fmt.Errorf("its login user: %w", err)
+	}
+	return host.ReadPeer(ctx, r, strings.TrimSpace(user), address)
 }
 
 // fanout is Place's part in a phase's fan-out for one file on one host.

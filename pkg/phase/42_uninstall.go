@@ -16,7 +16,8 @@ type Uninstall struct {
 	Reset *PlanReset
 	lists map[*node.Host]node.Uninstall
 	// steps undo the host preparation: /etc/hosts block, sysctl, modules
-	// and fapolicyd files, the firewall configuration cargoship added.
+	// and fapolicyd files, peer relay keys a killed run left, the
+	// firewall configuration cargoship added.
 	steps map[*node.Host][]hostos.Step
 }
 
@@ -33,7 +34,7 @@ func (p *Uninstall) Prepare(ctx context.Context) error {
 	}
 	var err error
 	p.steps, err = node.Map(ctx, p.Reset.Plan.Targets, s.Options.Concurrency, func(ctx context.Context, h *node.Host) ([]hostos.Step, bool, error) {
-		steps := []hostos.Step{hostos.Unprepare{Configurer: hostos.For(h.OS)}}
+		steps := []hostos.Step{hostos.Unprepare{Configurer: hostos.For(h.OS)}, node.RemoveRelayKeys{Address: h.Facts.PrivateAddress}}
 		fw, err := node.FirewallOf(ctx, h)
 		if fw != nil {
 			steps = append(steps, node.RemoveFirewall{Firewall: fw})

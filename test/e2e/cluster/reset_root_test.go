@@ -442,13 +442,19 @@ func fingerprintPath(line string) string {
 // second whole reset then has nothing to do.
 func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh map[string]string) {
 	hosts := hostnames(w)
+	// a relay key a killed apply left on the first host: reset removes it
+	stale := staleRelayLine(t)
+	plantRelayLine(t, w, in, hosts[0], stale)
 	run(t, "dry run", func(t *testing.T) {
 		before := fingerprints(t, in, hosts)
 		dry := runReset(t, w, pkg.Path, w.allPath, nil, true)
 		for _, h := range hosts {
 			sameFingerprint(t, h, before[h], in.fingerprint(t, h), "a whole reset dry run changed a byte")
 			assert.True(t, hasLine(linesOn(dry, h), phaseUninstall, "remove "+in.eng.Paths().Binary), "%s: the dry run names the uninstall", h)
+			assert.Equal(t, h == hosts[0], hasLine(linesOn(dry, h), phaseUninstall, "remove 1 peer relay key left by a killed run"),
+				"%s: the dry run names the relay key a killed run left, on %s only", h, hosts[0])
 		}
+		assert.Equal(t, stale, relayLinesOn(t, in, hosts[0]), "%s: the dry run left the relay key where it was", hosts[0])
 		assert.Empty(t, unexpectedElsewhere(dry, hosts), "only the document's hosts are named")
 		for _, c := range dry.Changes() {
 			assert.NotEqual(t, phaseDrain, c.Phase, "a whole reset drains nothing: %s %s", c.Host, c.What)
@@ -462,6 +468,7 @@ func resetWhole(t *testing.T, w *world, in *inspector, pkg *testPackage, fresh m
 	run(t, "clean", func(t *testing.T) {
 		for _, h := range hosts {
 			assertUninstalled(t, in, pkg, h)
+			assert.Empty(t, relayLinesOn(t, in, h), "%s: a relay key is still authorized after the reset", h)
 			now := in.fingerprint(t, h)
 			snap, ok := fresh[h]
 			if !ok {
