@@ -199,6 +199,11 @@ func Choose(o hostos.OS, found []Status) (Firewall, error) {
 	case active[NameFirewalld]:
 		return Firewalld{}, nil
 	case active[NameUFW]:
+		for _, s := range found {
+			if s.Name == NameUFW {
+				return primeUFW(s.probe), nil
+			}
+		}
 		return UFW{}, nil
 	case active[NameNFTables]:
 		n := &NFTables{}

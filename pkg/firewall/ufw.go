@@ -19,7 +19,40 @@ const ufwTag = "cargoship"
 // (docs/reference/hosts.md §5.2). Peers and cluster networks are allowed from,
 // ports are allowed to; drop and reject rules are prepended so they come
 // before the allows (ufw takes the first matching rule).
-type UFW struct{}
+type UFW struct {
+	// primed is what DetectAll read with an active ufw's detection: the
+	// next Plan or Apply uses it instead of asking again.
+	primed *ufwPrimed
+}
+
+// ufwPrimed holds `ufw show added` as DetectAll read it, for one use:
+// after a change it is stale.
+type ufwPrimed struct {
+	added string
+	used  bool
+}
+
+// take returns the primed rules once; later calls report none.
+func (u UFW) take() (string, bool) {
+	if u.primed == nil || u.primed.used {
+		return "", false
+	}
+	u.primed.used = true
+	return u.primed.added, true
+}
+
+// ufwAddedMark separates an active ufw's status line from its rules in
+// the detection's output.
+const ufwAddedMark = "@@cargoship-ufw-added"
+
+// primeUFW keeps the rules an active ufw's detection printed.
+func primeUFW(probe string) UFW {
+	_, added, ok := strings.Cut(probe, ufwAddedMark+"\n")
+	if !ok || !strings.HasPrefix(added, "Added user rules") {
+		return UFW{} // show added failed: Plan reads again, and says why
+	}
+	return UFW{primed: &ufwPrimed{added: added}}
+}
 
 // Name implements Firewall.
 func (UFW) Name() string { return NameUFW }
@@ -29,13 +62,19 @@ func (u UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
 	return detectOne(ctx, r, u)
 }
 
+// detectScript prints ufw's status line and, when it is active, the
+// rules it holds, so that a converged host is asked once.
 func (UFW) detectScript() string {
-	return `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }; LC_ALL=C ufw status 2>/dev/null | head -n 1`
+	return `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }
+s=$(LC_ALL=C ufw status 2>/dev/null | head -n 1) || true
+printf '%s\n' "$s"
+if [ "$s" = "Status: active" ]; then echo '` + ufwAddedMark + `'; LC_ALL=C ufw show added; fi`
 }
 
 func (UFW) parseDetect(out string) (bool, bool, error) {
-	out = strings.TrimSpace(out)
-	return out != "absent", out == "Status: active", nil
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	first = strings.TrimSpace(first)
+	return first != "absent", first == "Status: active", nil
 }
 
 // ufwRule is a rule as ufw compares them: action, source, port and
@@ -167,15 +206,27 @@ func parseUFWAdded(out string) []ufwRule {
 	return rules
 }
 
-func (UFW) plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
+// added is `ufw show added`: the primed copy once, else read from r.
+func (u UFW) added(ctx context.Context, r host.Runner) (string, error) {
+	if out, ok := u.take(); ok {
+		return out, nil
+	}
+	out, err := r.Sudo(ctx, "LC_ALL=C ufw show added")
+	if err != nil {
+		return "", fmt.Errorf("reading ufw rules: %w", err)
+	}
+	return out, nil
+}
+
+func (u UFW) plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
 	var p Plan
 	s, err := normalize(d)
 	if err != nil {
 		return p, err
 	}
-	out, err := r.Sudo(ctx, "LC_ALL=C ufw show added")
+	out, err := u.added(ctx, r)
 	if err != nil {
-		return p, fmt.Errorf("reading ufw rules: %w", err)
+		return p, err
 	}
 	have := map[string]ufwRule{}
 	for _, u := range parseUFWAdded(out) {
@@ -219,12 +270,15 @@ func (u UFW) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
 // Apply implements Firewall. ufw applies each rule as it is added; there
 // is nothing to reload.
 func (u UFW) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
-	_, active, err := u.Detect(ctx, r)
-	if err != nil {
-		return Plan{}, err
-	}
-	if !active {
-		return Plan{}, fmt.Errorf("ufw is not active; cargoship never enables it (that can cut the SSH connection)")
+	// primed rules come from a detection that found ufw active
+	if u.primed == nil || u.primed.used {
+		_, active, err := u.Detect(ctx, r)
+		if err != nil {
+			return Plan{}, err
+		}
+		if !active {
+			return Plan{}, fmt.Errorf("ufw is not active; cargoship never enables it (that can cut the SSH connection)")
+		}
 	}
 	p, err := u.plan(ctx, r, d)
 	if err != nil || !p.Changed() {

@@ -4,6 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 )
 
 // TestParseUFWAdded reads the spellings of ufw's get_command.
@@ -132,5 +136,45 @@ func TestUFWInactiveNeverEnabled(t *testing.T) {
 		if c[0] == "ufw" && c[1] != "status" {
 			t.Errorf("ran %q on an inactive ufw", c)
 		}
+	}
+}
+
+// TestUFWAsksOnceConverged: the detection reads an active ufw's rules, so
+// a converged host costs one round trip and a cold one two (the
+// detection, then every rule in one script); the rules it read serve one
+// plan only.
+func TestUFWAsksOnceConverged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newFakeHost(t, &fakeState{UFW: &fakeUFW{Active: true, Rules: []fakeUFWRule{{Action: "allow", Proto: "tcp", Src: "any", DPort: "22"}}}})
+	walk := func() (Plan, int) {
+		counting := &hosttest.Fake{Else: h.Local}
+		found, err := DetectAll(ctx, counting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw, err := Choose(hostos.OS{Family: v1alpha1.FamilyDebian}, found)
+		if err != nil || fw == nil || fw.Name() != NameUFW {
+			t.Fatalf("Choose = %v, %v", fw, err)
+		}
+		p, err := fw.Apply(ctx, counting, cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Plan(ctx, &hosttest.Fake{Strict: true}, cluster); err == nil {
+			t.Error("a second plan must read the host again, not reuse the detection's rules")
+		}
+		return p, len(counting.Calls())
+	}
+	cold, trips := walk()
+	if !cold.Changed() || trips != 2 {
+		t.Errorf("cold: changed=%v in %d round trips; want changes in 2", cold.Changed(), trips)
+	}
+	if n := len(h.load(t).UFW.Rules); n != 11 {
+		t.Errorf("cold: %d rules; want 11", n)
+	}
+	again, trips := walk()
+	if again.Changed() || trips != 1 {
+		t.Errorf("converged: changed=%v in %d round trips; want nothing in 1: %+v", again.Changed(), trips, again.Actions)
 	}
 }
