@@ -197,7 +197,7 @@ func Choose(o hostos.OS, found []Status) (Firewall, error) {
 		}
 		return nil, fmt.Errorf("both firewalld and ufw are active on this %s host; cargoship configures one front end: keep %s and disable %s", o.Family, keep, stop)
 	case active[NameFirewalld]:
-		return Firewalld{}, nil
+		return Firewalld{seenRunning: &once{}}, nil
 	case active[NameUFW]:
 		for _, s := range found {
 			if s.Name == NameUFW {

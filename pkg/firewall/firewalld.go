@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -40,6 +41,22 @@ type Firewalld struct {
 	// built-in directories, FirewalldConfigDir and FirewalldDefaultsDir
 	// unless a test points them elsewhere.
 	ConfigDir, DefaultsDir string
+
+	// seenRunning is set by Choose from a detection that found firewalld
+	// running: the next Apply trusts it instead of asking again.
+	seenRunning *once
+}
+
+// once is a fact from a detection, good for one use.
+type once struct{ used bool }
+
+// take reports whether the fact is there and unused, and uses it.
+func (o *once) take() bool {
+	if o == nil || o.used {
+		return false
+	}
+	o.used = true
+	return true
 }
 
 // Name implements Firewall.
@@ -168,15 +185,8 @@ fi
 echo "@@zone-services"; firewall-cmd $p --zone="$zone" --list-services
 echo "@@rich"; firewall-cmd $p --zone="$zone" --list-rich-rules`
 
-func readFirewalld(ctx context.Context, r host.Runner, permanent bool, zone string) (fwState, error) {
-	mode := "runtime"
-	if permanent {
-		mode = "permanent"
-	}
-	out, err := r.Sudo(ctx, host.Script("set -e\n"+firewalldRead, mode, zone, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
-	if err != nil {
-		return fwState{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
-	}
+// parseFWState reads firewalldRead's sections.
+func parseFWState(out string) fwState {
 	st := fwState{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{}}
 	for _, sec := range splitSections(out) {
 		switch sec.name {
@@ -196,15 +206,75 @@ func readFirewalld(ctx context.Context, r host.Runner, permanent bool, zone stri
 			st.rich = append(st.rich, sec.nonEmpty()...)
 		}
 	}
+	return st
+}
+
+// firewalldPlanRead prints, in one round trip, what a plan needs: the
+// zone of the private interface $1 (or the default zone), the permanent
+// and the runtime configuration in it, and the rich-rule record $2 with
+// its size ("-" when there is none); the rest are our ipset names.
+const firewalldPlanRead = `set -e
+iface=$1 record=$2; shift 2
+z=
+if [ -n "$iface" ]; then z=$(firewall-cmd --get-zone-of-interface="$iface" 2>/dev/null) || z=; fi
+[ "$z" = "no zone" ] && z=
+[ -n "$z" ] || z=$(firewall-cmd --get-default-zone)
+echo "@@zone $z"
+echo "@@part permanent"
+(set -- permanent "$z" "$@"
+` + firewalldRead + `)
+echo "@@part runtime"
+(set -- runtime "$z" "$@"
+` + firewalldRead + `)
+if [ -e "$record" ]; then echo "@@record $(wc -c < "$record")"; cat -- "$record"; else echo "@@record -"; fi`
+
+// fwPlanState is what firewalldPlanRead read.
+type fwPlanState struct {
+	zone      string
+	perm, run fwState
+	recorded  []byte
+}
+
+func readFirewalldPlan(ctx context.Context, r host.Runner, iface, record string) (fwPlanState, error) {
+	out, err := r.Sudo(ctx, host.Script(firewalldPlanRead, iface, record, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
+	if err != nil {
+		return fwPlanState{}, fmt.Errorf("reading the firewalld configuration: %w", err)
+	}
+	st, err := parseFirewalldPlan(out)
+	if err != nil {
+		return st, fmt.Errorf("reading the firewalld configuration: %w", err)
+	}
 	return st, nil
 }
 
-// firewalldZone is the zone of the private interface, or the default zone.
-const firewalldZone = `z=
-if [ -n "$1" ]; then z=$(firewall-cmd --get-zone-of-interface="$1" 2>/dev/null) || z=; fi
-[ "$z" = "no zone" ] && z=
-[ -n "$z" ] || z=$(firewall-cmd --get-default-zone)
-echo "$z"`
+// parseFirewalldPlan splits firewalldPlanRead's output at its markers;
+// the record is taken byte for byte, by its size.
+func parseFirewalldPlan(out string) (fwPlanState, error) {
+	var st fwPlanState
+	zoneLine, rest, ok := strings.Cut(out, "\n")
+	zone, found := strings.CutPrefix(zoneLine, "@@zone ")
+	if !ok || !found || zone == "" || strings.ContainsAny(zone, " \t") {
+		return st, fmt.Errorf("no zone found: firewall-cmd printed %q", zoneLine)
+	}
+	st.zone = zone
+	perm, rest, ok1 := strings.Cut(rest, "@@part runtime\n")
+	run, rec, ok2 := strings.Cut(rest, "\n@@record ")
+	perm, ok3 := strings.CutPrefix(perm, "@@part permanent\n")
+	size, body, ok4 := strings.Cut(rec, "\n")
+	if !ok1 || !ok2 || !ok3 || !ok4 && size != "-" {
+		return st, fmt.Errorf("unexpected output %q", out)
+	}
+	st.perm, st.run = parseFWState(perm), parseFWState(run)
+	if size = strings.TrimSpace(size); size == "-" {
+		return st, nil
+	}
+	n, err := strconv.Atoi(size)
+	if err != nil || n < 0 || n > len(body) {
+		return st, fmt.Errorf("the rich-rule record's size %q does not match the %d bytes read", size, len(body))
+	}
+	st.recorded = []byte(body[:n])
+	return st, nil
+}
 
 func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []string, error) {
 	var p Plan
@@ -212,22 +282,11 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 	if err != nil {
 		return p, nil, err
 	}
-	out, err := r.Sudo(ctx, host.Script(firewalldZone, s.iface))
-	if err != nil {
-		return p, nil, fmt.Errorf("finding the firewalld zone: %w", err)
-	}
-	zone := strings.TrimSpace(out)
-	if zone == "" || strings.ContainsAny(zone, " \n") {
-		return p, nil, fmt.Errorf("finding the firewalld zone: firewall-cmd printed %q", out)
-	}
-	perm, err := readFirewalld(ctx, r, true, zone)
+	read, err := readFirewalldPlan(ctx, r, s.iface, f.statePath())
 	if err != nil {
 		return p, nil, err
 	}
-	recorded, _, err := host.ReadFileIfExists(ctx, r, f.statePath())
-	if err != nil {
-		return p, nil, err
-	}
+	zone, perm, recorded := read.zone, read.perm, read.recorded
 	wantRich := make([]string, len(s.rules))
 	for i, ru := range s.rules {
 		wantRich[i] = richRule(ru)
@@ -306,11 +365,7 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 	if p.Changed() {
 		p.add("make the permanent configuration live", "firewall-cmd --reload")
 	} else {
-		run, err := readFirewalld(ctx, r, false, zone)
-		if err != nil {
-			return p, nil, err
-		}
-		if drift := runtimeDrift(perm, run); drift != "" {
+		if drift := runtimeDrift(perm, read.run); drift != "" {
 			p.add("reload: the runtime configuration differs from the permanent one ("+drift+")", "firewall-cmd --reload")
 		}
 	}
@@ -354,11 +409,13 @@ func (f Firewalld) Plan(ctx context.Context, r host.Runner, d Desired) (Plan, er
 // Apply implements Firewall. firewalld must be running: firewall-cmd
 // talks to the daemon.
 func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
-	if _, active, err := f.Detect(ctx, r); err != nil || !active {
-		if err == nil {
-			err = fmt.Errorf("firewalld is not running")
+	if !f.seenRunning.take() {
+		if _, active, err := f.Detect(ctx, r); err != nil || !active {
+			if err == nil {
+				err = fmt.Errorf("firewalld is not running")
+			}
+			return Plan{}, err
 		}
-		return Plan{}, err
 	}
 	p, state, err := f.plan(ctx, r, d)
 	if err != nil || !p.Changed() {

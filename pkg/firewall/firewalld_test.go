@@ -4,10 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
+	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
 )
 
 // mutating reports firewall-cmd calls that change something.
@@ -210,5 +213,68 @@ func TestFirewalldNotRunning(t *testing.T) {
 	}
 	if _, err := (Firewalld{}).Apply(context.Background(), h, cluster); err == nil {
 		t.Error("Apply without a running firewalld should fail")
+	}
+}
+
+// TestFirewalldAsksTwiceConverged: after the detection, which found
+// firewalld running, a converged host is read in one script (the zone,
+// the permanent and runtime configuration, the rich-rule record) and
+// nothing else is asked; the detection's word serves one Apply only.
+func TestFirewalldAsksTwiceConverged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newFakeHost(t, &fakeState{Firewalld: newFakeFirewalld()})
+	record := filepath.Join(t.TempDir(), "rich")
+	walk := func() (Plan, int) {
+		counting := &hosttest.Fake{Else: h.Local}
+		found, err := DetectAll(ctx, counting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chosen, err := Choose(hostos.OS{Family: v1alpha1.FamilyEnterpriseLinux}, found)
+		fw, ok := chosen.(Firewalld)
+		if err != nil || !ok {
+			t.Fatalf("Choose = %v, %v", chosen, err)
+		}
+		fw.StatePath = record
+		p, err := fw.Apply(ctx, counting, cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Apply(ctx, &hosttest.Fake{Strict: true}, cluster); err == nil {
+			t.Error("a second Apply must ask whether firewalld runs, not reuse the detection's word")
+		}
+		return p, len(counting.Calls())
+	}
+	cold, trips := walk()
+	if !cold.Changed() {
+		t.Fatal("cold: nothing to change")
+	}
+	t.Logf("cold: %d round trips", trips)
+	again, trips := walk()
+	if again.Changed() || trips != 2 {
+		t.Errorf("converged: changed=%v in %d round trips; want nothing in 2 (the detection, one read): %+v", again.Changed(), trips, again.Actions)
+	}
+}
+
+// TestParseFirewalldPlanKeepsTheRecordExact: the record is taken by its
+// size, so a missing final newline or a blank line survives, and a size
+// that does not match is an error.
+func TestParseFirewalldPlanKeepsTheRecordExact(t *testing.T) {
+	head := "@@zone public\n@@part permanent\n@@ipsets\nk8s-nodes\n@@part runtime\n@@ipsets\n\n"
+	for _, rec := range []string{"public\trule a\n\npublic\trule b", ""} {
+		st, err := parseFirewalldPlan(head + "@@record " + strconv.Itoa(len(rec)) + "\n" + rec)
+		if err != nil || st.zone != "public" || string(st.recorded) != rec || !st.perm.ipsets[IPSetNodes] || st.run.ipsets[IPSetNodes] {
+			t.Errorf("record %q: %+v, %v", rec, st, err)
+		}
+	}
+	if st, err := parseFirewalldPlan(head + "@@record -\n"); err != nil || st.recorded != nil {
+		t.Errorf("no record: %+v, %v", st, err)
+	}
+	if _, err := parseFirewalldPlan(head + "@@record 40\nshort"); err == nil {
+		t.Error("a record shorter than its size was taken")
+	}
+	if _, err := parseFirewalldPlan("@@zone \n" + head[len("@@zone public\n"):] + "@@record -\n"); err == nil {
+		t.Error("an empty zone was taken")
 	}
 }
