@@ -110,12 +110,17 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 			if err == nil {
 				return nil
 			}
+			if ctx.Err() != nil {
+				return ctx.Err() // the wait ran out mid-attempt: said below
+			}
 			var ee *host.ExitError
 			if errors.As(err, &ee) && ee.Code == lockRefused {
 				return retry.Permanent(fmt.Errorf("lock %s: %s", LockPath, ee.Stderr))
 			}
 			holder, age, err := readLock(ctx, h)
 			switch {
+			case err != nil && ctx.Err() != nil:
+				return ctx.Err()
 			case err != nil:
 				return retry.Permanent(fmt.Errorf("lock %s: %w", LockPath, err))
 			case holder == id:
@@ -142,8 +147,11 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	// The wait can run out in the middle of an attempt, whose error is
 	// then only the deadline: the holder the last attempt found is what
 	// the user needs to know.
-	if held != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return &retry.ExhaustedError{Err: held}
+	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		if held != nil {
+			return &retry.ExhaustedError{Err: held}
+		}
+		return fmt.Errorf("lock %s: the lock wait (%s) ran out before the host answered: %w", LockPath, p.Wait, err)
 	}
 	return err
 }

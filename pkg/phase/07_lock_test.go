@@ -17,6 +17,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/testtier"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
 
 func TestAcquireLockWaitsOutALiveHolderAndTakesOverAStaleOne(t *testing.T) {
@@ -193,4 +194,30 @@ func TestLockReadOfALockReleasedMidRead(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "absent\n", string(out))
+}
+
+// TestLockWaitRunningOutMidReadNamesTheHolder: the lock wait can end
+// while the lock is being read again (a loaded host answers late); the
+// error still names the holder the earlier read found, not the killed
+// read's exit.
+func TestLockWaitRunningOutMidReadNamesTheHolder(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
+	s, runners := k3sTestState(t)
+	s.Options.InstanceID = "me-1"
+	r := runners["c1"]
+	r.write(t, LockPath, "other-7")
+	reads := 0
+	r.Handle("stat -c %Y", func(hosttest.Call) (string, error) {
+		reads++
+		if reads == 1 {
+			return "5\nother-7", nil
+		}
+		time.Sleep(1500 * time.Millisecond) // past the wait, as a killed read
+		return "", &host.ExitError{Code: -1}
+	})
+	l := &AcquireLock{Wait: time.Second}
+	require.NoError(t, prepare(context.Background(), l, s))
+	err := l.Run(context.Background())
+	require.GreaterOrEqual(t, reads, 2, "the lock was read again before the wait ran out")
+	require.ErrorContains(t, err, "another cargoship (other-7) holds "+LockPath)
 }
