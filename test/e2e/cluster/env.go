@@ -29,6 +29,9 @@ const (
 	envVMMemory = envPrefix + "VM_MEMORY"
 	// envNoFanout walks with peer fan-out off (--fanout=false).
 	envNoFanout = envPrefix + "NO_FANOUT"
+	// envFleet names the fleet the suite brings up, so runs of it can be
+	// up side by side (hack/test.sh runs tiers in parallel lanes).
+	envFleet = envPrefix + "FLEET"
 )
 
 // Backends the suite knows.

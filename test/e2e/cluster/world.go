@@ -18,10 +18,13 @@ import (
 	_ "github.com/colonel-byte/cargoship/test/fleet/microvm"
 )
 
-// fleetName is the container fleet the suite brings up, one per mode so a
-// stage-only run and a full run can be up together, and a dev fleet beside
-// them.
+// fleetName is the fleet the suite brings up: CARGOSHIP_E2E_FLEET, else
+// one per mode so a stage-only run and a full run can be up together, and a
+// dev fleet beside them.
 func (w *world) fleetName() string {
+	if name := os.Getenv(envFleet); name != "" {
+		return name
+	}
 	if w.stage {
 		return "e2estage"
 	}

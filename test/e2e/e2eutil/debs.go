@@ -44,23 +44,36 @@ func HostDebs(t testing.TB, pkgs ...string) []string {
 	if debs := globDebs(dir); len(debs) > 0 {
 		return debs
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "partial"), 0o755); err != nil {
+	// Suites in parallel lanes ask at once: each downloads into a directory
+	// of its own and renames it into place whole, so none reads another's
+	// half-downloaded files; a loser of the rename takes the winner's.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".part-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(filepath.Join(tmp, "partial"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// apt resolves against the image's installed packages, not this
 	// machine's, so exactly what a fresh host lacks comes down.
-	args := []string{"-q", "-o", "Dir::State::status=" + status, "-o", "Dir::Cache::archives=" + dir,
+	args := []string{"-q", "-o", "Dir::State::status=" + status, "-o", "Dir::Cache::archives=" + tmp,
 		"-o", "Debug::NoLocking=1", "install", "--download-only", "-y", "--no-install-recommends"}
 	cmd := exec.CommandContext(ctx, "apt-get", append(args, pkgs...)...)
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		_ = os.RemoveAll(dir)
 		t.Fatalf("downloading %s for the fleet's hosts (needs this machine's Debian archive): %v\n%s", strings.Join(pkgs, " "), err, out)
 	}
-	debs := globDebs(dir)
-	if len(debs) == 0 {
-		t.Fatalf("apt-get downloaded no .deb for %s into %s", strings.Join(pkgs, " "), dir)
+	if len(globDebs(tmp)) == 0 {
+		t.Fatalf("apt-get downloaded no .deb for %s into %s", strings.Join(pkgs, " "), tmp)
 	}
+	if err := os.Rename(tmp, dir); err != nil && len(globDebs(dir)) == 0 {
+		t.Fatalf("caching the .deb files for %s: %v", strings.Join(pkgs, " "), err)
+	}
+	debs := globDebs(dir)
 	t.Logf("downloaded %d .deb file(s) for %s: %s", len(debs), strings.Join(pkgs, " "), fmt.Sprint(names(debs)))
 	return debs
 }
