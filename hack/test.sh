@@ -14,13 +14,30 @@
 # root, or as a user with sudo: it then runs itself again through sudo,
 # keeping PATH so root finds the same go, and the CARGOSHIP_* knobs.
 #
-# With arguments it runs only the tiers they name, in the order given:
+# With arguments it runs only the tiers they name, one after the other, in
+# the order given, their output on this terminal:
 #   ./hack/test.sh unit stage
-# Without, it runs every tier in the order of $tiers below (what .ci/run
-# does). The mage targets test:unit, test:endToEndClusterStage and
+# Without, it runs every tier in the parallel lanes of $lanes below (what
+# .ci/run does): a lane runs its tiers one after the other, each tier's
+# output goes to build/tier-TIER.log and is printed once every lane is done,
+# and a table of each tier's wall and CPU time ends the run (docs/e2e.md,
+# "How long"). The mage targets test:unit, test:endToEndClusterStage and
 # test:endToEndCluster run the tiers unit, stage and full (magefiles/test.go).
 set -euo pipefail
-tiers=(unit fleet helpers k8s faults provider cli stage full full-rke2 package vm upstream)
+tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full full-rke2 package vm upstream)
+# The lanes share nothing a tier writes: each phase-suite tier has a fleet
+# of its own name (CARGOSHIP_E2E_FLEET), the other suites had theirs
+# already, and what tiers share on disk (the fleet image, the VM image, the
+# Kubernetes builds, the hosts' .debs) is built under a lock or renamed into
+# place whole. The Kubernetes builds start first, niced, and take the CPU
+# the walks leave while they wait on their hosts; the tiers that need them
+# come after them in their lane.
+lanes=(
+  "kubernetes: k8s-build upstream k8s"
+  "vm: vm"
+  "walks: unit faults provider cli full"
+  "suites: lint fleet helpers stage full-rke2 package"
+)
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
     echo "hack/test.sh: no tier \"$t\"; the tiers: ${tiers[*]} (none: all of them)" >&2
@@ -49,6 +66,25 @@ mkdir -p build
 # anyway; this says so).
 export CARGOSHIP_TEST_SLOW=1
 
+# gofmt, go vet and golangci-lint (v2.15.0, installed when missing), as
+# .ci/run has always checked them.
+tier_lint() {
+  echo "== gofmt"
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go'))
+  if [[ -n $unformatted ]]; then
+    echo "not gofmt'ed:"
+    echo "$unformatted"
+    return 1
+  fi
+  echo "== go vet"
+  go vet ./...
+  echo "== golangci-lint"
+  export PATH="$PATH:$(go env GOPATH)/bin"
+  command -v golangci-lint >/dev/null || go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+  golangci-lint run ./...
+}
+
 tier_unit() {
   echo "== unit tests"
   go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/... ./internal/...
@@ -71,6 +107,11 @@ tier_helpers() {
 # build's binaries and images, run under containerd, and the suite's pod
 # network. The build is cached under the user cache dir: about 14 minutes
 # per release the first time on two cores, a second from the cache.
+tier_k8s_build() {
+  echo "== Kubernetes from source: every pinned release, built or found in the cache"
+  nice -n 10 go run ./test/k8s/cmd/k8s-build -version all
+}
+
 tier_k8s() {
   echo "== Kubernetes from source and the pod network"
   go test -count=1 -p 1 -timeout 60m ./test/k8s/...
@@ -108,19 +149,19 @@ suite() {
 }
 # The staging half with peer fan-out off (--fanout=false): every file from
 # the operator, and nothing relayed; the full walks keep it on.
-tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1 CARGOSHIP_E2E_NO_FANOUT=1; }
+tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1 CARGOSHIP_E2E_NO_FANOUT=1 CARGOSHIP_E2E_FLEET=e2estage; }
 # The full walk, with the upgrade; the other knobs pass through (e.g.
 # CARGOSHIP_E2E_DISTRO, or CARGOSHIP_E2E_PACKAGE for a package of yours,
 # which upgrades only to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names).
 tier_full() {
   local upgrade=(CARGOSHIP_E2E_UPGRADE=1)
   if [[ -n ${CARGOSHIP_E2E_UPGRADE+set} || -n ${CARGOSHIP_E2E_PACKAGE:-} ]]; then upgrade=(); fi
-  suite full "${upgrade[@]}"
+  suite full "${upgrade[@]}" CARGOSHIP_E2E_FLEET=e2e
 }
 # The same walk with the test engine as rke2. The three-controller and VIP
 # walks, which exercise no engine difference, are the k3s tier's: with them
 # twice CI would not fit its hour.
-tier_full_rke2() { suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2; }
+tier_full_rke2() { suite full-rke2 -run='^TestClusterPhases$' CARGOSHIP_E2E_UPGRADE=1 CARGOSHIP_E2E_DISTRO=rke2 CARGOSHIP_E2E_FLEET=e2erke2; }
 # A package built from a definition of local sources only (the test engine
 # as k3s, example/local-k3s), walked in place of the test package: the
 # assertions come from its index and manifest (docs/e2e.md, Your own
@@ -131,7 +172,7 @@ tier_package() {
   go run ./cmd/cargoship create example/local-k3s -o build/ >/dev/null
   go run ./cmd/cargoship create build/local-k3s-1.35.4 -o build/ >/dev/null
   suite package -run='^TestClusterPhases$' CARGOSHIP_E2E_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.3-k3s1.tar.zst" \
-    CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst"
+    CARGOSHIP_E2E_UPGRADE_PACKAGE="$PWD/build/cargoship-local-k3s-amd64-1.35.4-k3s1.tar.zst" CARGOSHIP_E2E_FLEET=e2epkg
 }
 
 # The VM fleet (docs/vm-fleet.md): the microvm backend's own tests (its
@@ -169,7 +210,11 @@ tier_upstream() {
   grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|the workload at|in [0-9.]+s' build/e2e-upstream.log | tail -60
 }
 
-if (($# == 0)); then set -- "${tiers[@]}"; fi
-for t in "$@"; do
-  "tier_${t//-/_}"
-done
+export -f $(compgen -A function)
+# shellcheck source=hack/tiertime.sh
+source hack/tiertime.sh
+if (($# > 0)); then
+  run_serial "$@"
+else
+  run_lanes "${lanes[@]}"
+fi

@@ -2,7 +2,10 @@
 // finds it in the cache) and prints where its binaries and images are:
 //
 //	go run ./test/k8s/cmd/k8s-build -version 1.35.4 [-json]
+//	go run ./test/k8s/cmd/k8s-build -version all
 //
+// "all" builds every pinned release, one after the other: hack/test.sh
+// starts it first so the builds overlap the tiers that mostly wait.
 // See docs/reference/kubernetes-build.md.
 package main
 
@@ -22,15 +25,21 @@ import (
 )
 
 func main() {
-	version := flag.String("version", k8s.V1_35_4.Kubernetes, "the Kubernetes release to build (pinned: "+strings.Join(pinned(), ", ")+")")
+	version := flag.String("version", k8s.V1_35_4.Kubernetes, "the Kubernetes release to build (pinned: "+strings.Join(pinned(), ", ")+"), or all of them")
 	asJSON := flag.Bool("json", false, "print the build's record (k8s.Artifacts) as JSON instead")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *version, *asJSON); err != nil {
-		fmt.Fprintln(os.Stderr, "k8s-build:", err)
-		os.Exit(1)
+	versions := []string{*version}
+	if *version == "all" {
+		versions = pinned()
+	}
+	for _, v := range versions {
+		if err := run(ctx, v, *asJSON); err != nil {
+			fmt.Fprintln(os.Stderr, "k8s-build:", err)
+			os.Exit(1)
+		}
 	}
 }
 
