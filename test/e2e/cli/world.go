@@ -30,26 +30,12 @@ type world struct {
 // setUp brings the fleet up while the package and the binary build.
 func setUp(t *testing.T) *world {
 	t.Helper()
-	e2eutil.RequireRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase})
-	type built struct {
-		bin string
-		err error
-	}
-	binc := make(chan built, 1)
-	go func() {
-		bin, err := e2eutil.BuildCargoship(ctx, t.TempDir())
-		binc <- built{bin, err}
-	}()
-	w := &world{pkg: e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)}
-	w.fleet = sf.Wait(t)
-	b := <-binc
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	w.bin = b.bin
+	w := &world{}
+	sw := e2eutil.SetUpSuite(t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase}, e2eutil.SuiteNeeds{
+		Binary: true,
+		Build:  func() { w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt) },
+	})
+	w.fleet, w.bin = sw.Fleet, sw.Bin
 	return w
 }
 

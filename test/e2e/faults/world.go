@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/action"
-	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/pkgfile"
@@ -58,40 +57,22 @@ type world struct {
 // the package's index.
 func setUp(t *testing.T) *world {
 	t.Helper()
-	e2eutil.RequireRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase})
-	w := &world{prov: sf.Provider}
-	type built struct {
-		bin string
-		err error
-	}
-	binc := make(chan built, 1)
-	go func() {
-		bin, err := e2eutil.BuildCargoship(ctx, t.TempDir())
-		binc <- built{bin, err}
-	}()
-	blob := make([]byte, blobSize)
-	_, _ = io.ReadFull(rand.NewChaCha8([32]byte{'f', 'a', 'u', 'l', 't', 's'}), blob)
-	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt,
-		e2eutil.PackageFile{Target: blobTarget, Perm: 0o644, Data: blob})
-	w.readIndex(t)
-	w.fleet = sf.Wait(t)
-	b := <-binc
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	w.bin = b.bin
+	w := &world{}
+	sw := e2eutil.SetUpSuite(t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase}, e2eutil.SuiteNeeds{
+		Binary: true,
+		Build: func() {
+			blob := make([]byte, blobSize)
+			_, _ = io.ReadFull(rand.NewChaCha8([32]byte{'f', 'a', 'u', 'l', 't', 's'}), blob)
+			w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt,
+				e2eutil.PackageFile{Target: blobTarget, Perm: 0o644, Data: blob})
+			w.readIndex(t)
+		},
+	})
+	w.prov, w.fleet, w.bin, w.in = sw.Provider, sw.Fleet, sw.Bin, sw.In
 	w.inventory = w.fleet.InventoryPath
-	c, _, err := v1alpha1.LoadClusterFile(w.inventory)
-	if err != nil {
-		t.Fatalf("the fleet's inventory does not load: %v", err)
-	}
-	for _, h := range c.Spec.Hosts {
+	for _, h := range sw.Hosts {
 		w.hosts = append(w.hosts, h.Hostname)
 	}
-	w.in = e2eutil.NewInspector(t, c.Spec.Hosts, w.fleet.KnownHostsPath)
 	return w
 }
 

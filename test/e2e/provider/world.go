@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
@@ -35,23 +33,19 @@ type world struct {
 // testing framework at the Terraform binary on this machine.
 func setUp(t *testing.T) *world {
 	t.Helper()
+	// before the Terraform lookup, so a run as a user skips rather than fails
 	e2eutil.RequireRoot(t)
 	useTerraformBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: container.ImageBase})
 	w := &world{}
-	w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)
-	w.next = e2eutil.BuildTestPackage(t, e2eutil.UpgradeVersion, e2eutil.UpgradeBuilt)
-	w.pkgPath = filepath.Join(t.TempDir(), "cluster.tar.zst")
-	w.usePackage(t, w.pkg)
-	w.fleet = sf.Wait(t)
-	c, _, err := v1alpha1.LoadClusterFile(w.fleet.InventoryPath)
-	if err != nil {
-		t.Fatalf("the fleet's inventory does not load: %v", err)
-	}
-	w.hosts = c.Spec.Hosts
-	w.in = e2eutil.NewInspector(t, c.Spec.Hosts, w.fleet.KnownHostsPath)
+	sw := e2eutil.SetUpSuite(t, fleet.Spec{Name: fleetName, Control: 1, Worker: 2, Image: container.ImageBase}, e2eutil.SuiteNeeds{
+		Build: func() {
+			w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt)
+			w.next = e2eutil.BuildTestPackage(t, e2eutil.UpgradeVersion, e2eutil.UpgradeBuilt)
+			w.pkgPath = filepath.Join(t.TempDir(), "cluster.tar.zst")
+			w.usePackage(t, w.pkg)
+		},
+	})
+	w.fleet, w.hosts, w.in = sw.Fleet, sw.Hosts, sw.In
 	return w
 }
 
