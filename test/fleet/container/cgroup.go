@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Every host runs in its own cgroup. systemd-nspawn with --keep-unit puts
@@ -238,7 +240,7 @@ func killCgroups(fleet string) {
 			killAll(pids)
 		}
 	}
-	waitGone(all, 5*time.Second)
+	backend.WaitGone(all, 5*time.Second)
 }
 
 // removeCgroups removes the fleet's (now empty) cgroups, deepest first, and

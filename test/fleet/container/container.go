@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Container is the systemd-nspawn backend: each host is a container with
@@ -119,7 +120,7 @@ func (c *Container) Up(ctx context.Context, spec fleet.Spec) (*fleet.Fleet, erro
 	}
 	pids := map[string]int{}
 	for _, h := range f.Hosts {
-		pids[h.Name] = readPid(paths[h.Name].pid)
+		pids[h.Name] = backend.ReadPid(paths[h.Name].pid)
 	}
 	log.Info(fmt.Sprintf("started %d host(s) of fleet %s in %s; waiting for them, up to %s", len(f.Hosts), f.Name, fleet.Since(start), spec.Timeout))
 	wctx, cancel := context.WithTimeout(ctx, spec.Timeout)
@@ -235,7 +236,7 @@ func (c *Container) createNetwork(ctx context.Context, spec fleet.Spec, dir stri
 	for i, h := range st.Hosts {
 		st.Hosts[i].HostKey = fleet.AuthorizedKey(pubKeys[h.Name][0], "") // ed25519 comes first
 	}
-	if err := writeState(dir, st); err != nil {
+	if err := backend.WriteState(dir, st); err != nil {
 		return err
 	}
 	gw := gatewayAddr(st.Octet)
@@ -255,7 +256,7 @@ func (c *Container) createNetwork(ctx context.Context, spec fleet.Spec, dir stri
 func (c *Container) leftovers(ctx context.Context, name string) []string {
 	var found []string
 	dir := c.fleetDir(name)
-	if fileExists(filepath.Join(dir, stateFile)) {
+	if fileExists(filepath.Join(dir, backend.StateFile)) {
 		found = append(found, "state in "+dir)
 	}
 	if ps := fleetProcs(name); len(ps) > 0 {
@@ -286,9 +287,9 @@ func (c *Container) Get(ctx context.Context, name string) (*fleet.Fleet, error) 
 		return nil, err
 	}
 	dir := c.fleetDir(name)
-	st, err := readState(dir)
+	st, err := backend.ReadState[fleetState](dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("fleet %q is not up (no %s)", name, filepath.Join(dir, stateFile))
+		return nil, fmt.Errorf("fleet %q is not up (no %s)", name, filepath.Join(dir, backend.StateFile))
 	}
 	if err != nil {
 		return nil, err

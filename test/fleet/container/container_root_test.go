@@ -12,6 +12,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // newRootBackend returns a container backend whose fleets live in a
@@ -271,7 +272,7 @@ func TestContainerFleetDownAfterCrash_Root(t *testing.T) {
 			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
-	if err := os.Remove(filepath.Join(f.Dir, stateFile)); err != nil {
+	if err := os.Remove(filepath.Join(f.Dir, backend.StateFile)); err != nil {
 		t.Fatal(err)
 	}
 	pids, _ := filepath.Glob(filepath.Join(f.Dir, hostsDir, "*", "pid"))

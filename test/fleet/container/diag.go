@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // hostInitPID returns the PID (in this machine's namespace) of a host's
 // systemd: the child of the host's systemd-nspawn.
 func hostInitPID(fleet, host string) int {
 	arg := netnsArg(netnsName(fleet, host))
-	ps := listProcs()
+	ps := backend.Procs()
 	nspawn := 0
 	for _, p := range ps {
 		if p.Comm != "systemd-nspawn" {

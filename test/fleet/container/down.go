@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Down removes a fleet. See fleet.Provider.
@@ -72,7 +73,7 @@ func (c *Container) stopHosts(name string) {
 	if len(procs) > 0 {
 		c.opts.Logger.Info(fmt.Sprintf("stopping fleet %s: %d process(es)", name, len(procs)))
 	}
-	if waitGone(all, stopGrace) {
+	if backend.WaitGone(all, stopGrace) {
 		// A crashed run can leave a host's processes without their
 		// nspawn; they are found by their cgroup and their network
 		// namespace.
@@ -93,14 +94,14 @@ func (c *Container) stopHosts(name string) {
 	for _, p := range fleetProcs(name) {
 		_ = syscall.Kill(p.PID, syscall.SIGKILL)
 	}
-	waitGone(all, 5*time.Second)
+	backend.WaitGone(all, 5*time.Second)
 }
 
 func killAll(pids []int) {
 	for _, p := range pids {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
-	waitGone(pids, 5*time.Second)
+	backend.WaitGone(pids, 5*time.Second)
 }
 
 // removeNetwork deletes the fleet's namespaces, veths and bridge. Deleting a
@@ -142,7 +143,7 @@ func cleanNspawnRuntime(machinePrefix string) {
 		}
 	}
 	nspawnRunning := false
-	for _, p := range listProcs() {
+	for _, p := range backend.Procs() {
 		if p.Comm == "systemd-nspawn" {
 			nspawnRunning = true
 			break

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // hostPaths are a host's files under the fleet dir.
@@ -50,9 +51,9 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h fleet.Host,
 		return "", fmt.Errorf("%s: %w", h.Name, err)
 	}
 	m := p.merged
-	files := []layerFile{
-		{"etc/hostname", 0o644, h.Name + "\n"},
-		{"etc/hosts", 0o644, fmt.Sprintf("127.0.0.1\tlocalhost\n%s\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n", h.Address, h.Name)},
+	files := []backend.RootFile{
+		{Path: "etc/hostname", Mode: 0o644, Content: h.Name + "\n"},
+		{Path: "etc/hosts", Mode: 0o644, Content: fmt.Sprintf("127.0.0.1\tlocalhost\n%s\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n", h.Address, h.Name)},
 	}
 	for _, t := range fleet.HostKeyTypes() {
 		for _, suffix := range []string{"", ".pub"} {
@@ -65,7 +66,7 @@ func prepareHost(ctx context.Context, st *fleetState, p hostPaths, h fleet.Host,
 			if suffix != "" {
 				mode = 0o644
 			}
-			files = append(files, layerFile{"etc/ssh/" + name, mode, string(b)})
+			files = append(files, backend.RootFile{Path: "etc/ssh/" + name, Mode: mode, Content: string(b)})
 		}
 	}
 	for _, f := range files {
@@ -269,15 +270,6 @@ func startHost(p hostPaths, netns string, h fleet.Host, node bool) (int, error) 
 		return pid, fmt.Errorf("%s: %w", h.Name, err)
 	}
 	return pid, nil
-}
-
-func readPid(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
 }
 
 // consoleTail returns the end of a host's console log for error messages.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Helpers of the NodeRuntime root tests: putting containerd into a host,
@@ -167,4 +168,21 @@ func fleetPids(fleet string) []int {
 		pids = append(pids, cgroupPids(d)...)
 	}
 	return pids
+}
+
+// downLeavesNothing takes a fleet down and checks that nothing of it is
+// left (assertNothingLeft), nor any process its cgroups held before: a
+// NodeRuntime host's containers run there, not under nspawn.
+func downLeavesNothing(t *testing.T, c *Container, name, dir string) {
+	t.Helper()
+	pids := fleetPids(name)
+	if err := c.Down(context.Background(), name); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	assertNothingLeft(t, c, name, dir)
+	for _, pid := range pids {
+		if backend.Alive(pid) {
+			t.Errorf("pid %d of the fleet runs after Down", pid)
+		}
+	}
 }

@@ -51,16 +51,7 @@ func TestNodeRuntimeKubelet_Root(t *testing.T) {
 			t.Logf("%s (%s driver): pod %s Running; its cgroup here: %s", h.Name, driver, pod.name, dir)
 		})
 	}
-	pids := fleetPids(name)
-	if err := c.Down(context.Background(), name); err != nil {
-		t.Fatalf("Down: %v", err)
-	}
-	assertNothingLeft(t, c, name, f.Dir)
-	for _, pid := range pids {
-		if alive(pid) {
-			t.Errorf("pid %d of the fleet runs after Down", pid)
-		}
-	}
+	downLeavesNothing(t, c, name, f.Dir)
 }
 
 // kubeletConfig is a standalone kubelet's configuration: static pods only,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // TestNodeRuntimeContainerd_Root brings up a NodeRuntime host and runs a
@@ -51,7 +52,7 @@ func TestNodeRuntimeContainerd_Root(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pid := range before {
-			if alive(pid) {
+			if backend.Alive(pid) {
 				t.Errorf("pid %d of the host runs after the power cut", pid)
 			}
 		}
@@ -65,14 +66,5 @@ func TestNodeRuntimeContainerd_Root(t *testing.T) {
 		}
 	})
 
-	pids := fleetPids(name)
-	if err := c.Down(context.Background(), name); err != nil {
-		t.Fatalf("Down: %v", err)
-	}
-	assertNothingLeft(t, c, name, f.Dir)
-	for _, pid := range pids {
-		if alive(pid) {
-			t.Errorf("pid %d of the fleet runs after Down", pid)
-		}
-	}
+	downLeavesNothing(t, c, name, f.Dir)
 }

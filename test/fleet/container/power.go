@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 var _ fleet.PowerSwitch = (*Container)(nil)
@@ -32,7 +33,7 @@ func (c *Container) PowerOff(ctx context.Context, name, host string) error {
 	}
 	netns := netnsName(f.Name, h.Name)
 	var pids []int
-	if loop := readPid(p.pid); alive(loop) {
+	if loop := backend.ReadPid(p.pid); backend.Alive(loop) {
 		_ = syscall.Kill(loop, syscall.SIGKILL)
 		pids = append(pids, loop)
 	}
@@ -49,7 +50,7 @@ func (c *Container) PowerOff(ctx context.Context, name, host string) error {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		pids = append(pids, pid)
 	}
-	if !waitGone(pids, 10*time.Second) {
+	if !backend.WaitGone(pids, 10*time.Second) {
 		return fmt.Errorf("%s: processes still alive 10s after SIGKILL", h.Name)
 	}
 	c.opts.Logger.Info(fmt.Sprintf("powered off %s of fleet %s (%d process(es) killed)", h.Name, f.Name, len(pids)))
@@ -65,7 +66,7 @@ func (c *Container) PowerOn(ctx context.Context, name, host string) error {
 	if err != nil {
 		return err
 	}
-	if pid := readPid(p.pid); alive(pid) {
+	if pid := backend.ReadPid(p.pid); backend.Alive(pid) {
 		return fmt.Errorf("%s is not powered off (its supervisor, pid %d, runs)", h.Name, pid)
 	}
 	if !isMounted(p.merged) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Image kinds a Spec can ask for.
@@ -78,26 +79,20 @@ var (
 		"kernel/net/bridge/bridge.ko", "kernel/drivers/net/veth.ko", "kernel/drivers/net/vxlan/vxlan.ko",
 	}
 	// baseFiles are written into the base layer verbatim.
-	baseFiles = []layerFile{
+	baseFiles = []backend.RootFile{
 		// The stock unit runs `sshd -t` before any host key exists; the
 		// drop-in generates missing keys first (a no-op when the harness
 		// has installed the cached per-host keys, which it always does).
-		{"etc/systemd/system/ssh.service.d/10-hostkeys.conf", 0o644,
-			"[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n"},
-		{"etc/ssh/sshd_config.d/fleet.conf", 0o644, "UseDNS no\n"},
-		{"etc/sudoers.d/tester", 0o440, fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
+		{Path: "etc/systemd/system/ssh.service.d/10-hostkeys.conf", Mode: 0o644,
+			Content: "[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n"},
+		{Path: "etc/ssh/sshd_config.d/fleet.conf", Mode: 0o644, Content: "UseDNS no\n"},
+		{Path: "etc/sudoers.d/tester", Mode: 0o440, Content: fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
 		// No DNS by design; a placeholder so resolvers fail fast.
-		{"etc/resolv.conf", 0o644, "nameserver 127.0.0.1\n"},
+		{Path: "etc/resolv.conf", Mode: 0o644, Content: "nameserver 127.0.0.1\n"},
 		// Empty: systemd makes a fresh machine-id on every host's boot.
-		{"etc/machine-id", 0o444, ""},
+		{Path: "etc/machine-id", Mode: 0o444, Content: ""},
 	}
 )
-
-type layerFile struct {
-	Path    string
-	Mode    os.FileMode
-	Content string
-}
 
 // kernelRelease is part of the base recipe because the fake modules
 // directory is named after the running kernel.

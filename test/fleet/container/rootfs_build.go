@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // imageBuilder builds and verifies the layers under <cache>/rootfs.
@@ -157,18 +158,8 @@ func configureBase(ctx context.Context, logf *os.File, r string) error {
 			return err
 		}
 	}
-	for _, f := range baseFiles {
-		p := filepath.Join(r, f.Path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		_ = os.Remove(p) // resolv.conf may be a symlink
-		if err := os.WriteFile(p, []byte(f.Content), f.Mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(p, f.Mode); err != nil { // WriteFile's mode is masked by umask
-			return err
-		}
+	if err := backend.WriteRootFiles(r, baseFiles); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Join(r, "root/.ssh"), 0o700); err != nil {
 		return err

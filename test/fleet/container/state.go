@@ -1,21 +1,15 @@
 package container
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
-// Files of the container backend in a fleet's directory, beside the ones
-// every backend writes (fleet.NewFleet).
-const (
-	stateFile = "state.json"
-	hostsDir  = "hosts"
-)
+// hostsDir holds the hosts' own files in a fleet's directory, beside the
+// state file (backend.StateFile) and the ones every backend writes
+// (fleet.NewFleet).
+const hostsDir = "hosts"
 
 // fleetState is what Up records about a fleet, written before any host
 // resource is created so a Down after a crash knows what to remove. Down
@@ -34,27 +28,6 @@ type fleetState struct {
 	NodeRuntime bool `json:"nodeRuntime,omitempty"`
 	// Empty for the container backend (eth0).
 	PrivateInterface string `json:"privateInterface,omitempty"`
-}
-
-func writeState(dir string, st *fleetState) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	// 0600: it holds the sudo password.
-	return fleet.WriteFileAtomic(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
-}
-
-func readState(dir string) (*fleetState, error) {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return nil, err
-	}
-	var st fleetState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, stateFile), err)
-	}
-	return &st, nil
 }
 
 // fleetFromState is the public view of a recorded fleet.

@@ -2,16 +2,15 @@ package container
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 const (
@@ -23,24 +22,9 @@ const (
 // host, not the sum) until it is ready, or ctx ends. Every host's outcome is
 // reported; the error joins the failures.
 func waitReady(ctx context.Context, f *fleet.Fleet, paths map[string]hostPaths, pids map[string]int, log *slog.Logger, start time.Time) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, h := range f.Hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := waitHost(ctx, f, h, paths[h.Name], pids[h.Name], log, start); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return backend.WaitAll(f.Hosts, func(h fleet.Host) error {
+		return waitHost(ctx, f, h, paths[h.Name], pids[h.Name], log, start)
+	})
 }
 
 // waitHost waits until a host answers SSH - a real handshake with the fleet
@@ -57,7 +41,7 @@ func waitHost(ctx context.Context, f *fleet.Fleet, h fleet.Host, p hostPaths, pi
 	state := "sshd not answering"
 	lastReport := time.Now()
 	for {
-		if !alive(pid) {
+		if !backend.Alive(pid) {
 			return fmt.Errorf("%s: systemd-nspawn exited during boot; console (%s):\n%s", h.Name, p.console, consoleTail(p, 2000))
 		}
 		if client == nil {
@@ -66,7 +50,7 @@ func waitHost(ctx context.Context, f *fleet.Fleet, h fleet.Host, p hostPaths, pi
 				client = c
 			} else {
 				state = "sshd not answering"
-				if strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "knownhosts") {
+				if backend.WrongKeys(err) {
 					// Not a timing problem: waiting longer will not help.
 					return fmt.Errorf("waiting for %s: %w", h.Name, err)
 				}
@@ -77,11 +61,11 @@ func waitHost(ctx context.Context, f *fleet.Fleet, h fleet.Host, p hostPaths, pi
 			sys := strings.TrimSpace(out)
 			switch {
 			case sys == "running":
-				log.Info(fmt.Sprintf("ready: %s %s", h.Name, fleet.Since(start)))
+				log.Info(fleet.ReadyLine(h.Name, start))
 				return nil
 			case sys == "degraded":
 				failed, _, _ := fleet.RunOn(ctx, client, h.Name, fleet.UserRoot, "", "systemctl --failed --plain --no-legend --no-pager")
-				log.Warn(fmt.Sprintf("ready: %s %s (degraded; failed units: %s)", h.Name, fleet.Since(start), strings.Join(strings.Fields(failed), " ")))
+				log.Warn(fmt.Sprintf("%s (degraded; failed units: %s)", fleet.ReadyLine(h.Name, start), strings.Join(strings.Fields(failed), " ")))
 				return nil
 			case sys == "initializing" || sys == "starting":
 				state = "systemd " + sys
@@ -95,7 +79,7 @@ func waitHost(ctx context.Context, f *fleet.Fleet, h fleet.Host, p hostPaths, pi
 			}
 		}
 		if time.Since(lastReport) >= reportEvery {
-			log.Info(fmt.Sprintf("waiting: %s %s (%s)", h.Name, state, fleet.Since(start)))
+			log.Info(fleet.WaitingLine(h.Name, state, start))
 			lastReport = time.Now()
 		}
 		select {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Down stops every guest of a fleet and removes its directory: no qemu
@@ -24,9 +26,9 @@ func (p *Provider) Down(ctx context.Context, name string) error {
 func (p *Provider) down(_ context.Context, name string) error {
 	dir := p.fleetDir(name)
 	pids := qemuPIDs(p.s.stateDir, name)
-	if st, err := readState(dir); err == nil {
+	if st, err := backend.ReadState[vmState](dir); err == nil {
 		for _, h := range st.Hosts {
-			if pid := readPid(pathsOf(dir, h.Name).pid); alive(pid) {
+			if pid := backend.ReadPid(pathsOf(dir, h.Name).pid); backend.Alive(pid) {
 				pids[h.Name] = pid
 			}
 		}

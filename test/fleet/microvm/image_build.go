@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // labelBootTimeout bounds the boot that labels the image: about 2.5 min
@@ -256,18 +257,8 @@ func (b *imageBuilder) installAndConfigure(ctx context.Context) error {
 	// for the next build; the image's own is the empty directory beneath
 
 	b.step("configure")
-	for _, f := range r.Files {
-		p := filepath.Join(b.root(), f.Path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		_ = os.Remove(p) // resolv.conf may be a symlink
-		if err := os.WriteFile(p, []byte(f.Content), f.Mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(p, f.Mode); err != nil { // WriteFile's mode is masked by umask
-			return err
-		}
+	if err := backend.WriteRootFiles(b.root(), r.Files); err != nil {
+		return err
 	}
 	for _, e := range r.Edits {
 		if err := editLine(filepath.Join(b.root(), e.Path), e.Old, e.New); err != nil {

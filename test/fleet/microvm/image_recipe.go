@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // The built-in guest image's recipe (docs/reference/microvm.md §6).
@@ -28,7 +28,7 @@ type recipe struct {
 	// libpam-systemd provides; §5).
 	Packages []string
 	Users    []string // useradd -m -s /bin/bash -G sudo, with ~/.ssh 0700
-	Files    []imageFile
+	Files    []backend.RootFile
 	// Edits change one line of a packaged file, which must be there.
 	Edits    []imageEdit
 	Enabled  []string // systemctl enable
@@ -48,12 +48,6 @@ type recipe struct {
 	// Reset are what the labelling boot creates that must not be in a
 	// shared image: truncated (keeping their SELinux label) or removed.
 	ResetTruncate, ResetRemove []string
-}
-
-type imageFile struct {
-	Path    string // under the root, without a leading slash
-	Mode    os.FileMode
-	Content string
 }
 
 type imageEdit struct {
@@ -253,25 +247,25 @@ func builtinRecipe() recipe {
 			"policycoreutils-python-utils", "auditd", "e2fsprogs", "zstd", "tar", "gzip",
 		},
 		Users: []string{fleet.UserTester, fleet.UserSudoPassword},
-		Files: []imageFile{
-			{"etc/fstab", 0o644, "/dev/vda / ext4 defaults 0 1\n"},
-			{"etc/selinux/config", 0o644, "SELINUX=enforcing\nSELINUXTYPE=default\n"},
+		Files: []backend.RootFile{
+			{Path: "etc/fstab", Mode: 0o644, Content: "/dev/vda / ext4 defaults 0 1\n"},
+			{Path: "etc/selinux/config", Mode: 0o644, Content: "SELINUX=enforcing\nSELINUXTYPE=default\n"},
 			// Empty: systemd makes a machine-id at each guest's first boot.
-			{"etc/machine-id", 0o444, ""},
+			{Path: "etc/machine-id", Mode: 0o444, Content: ""},
 			// No DNS by design, as on the container fleet: names come from
 			// /etc/hosts, and a resolver fails fast.
-			{"etc/resolv.conf", 0o644, "nameserver 127.0.0.1\n"},
-			{"etc/ssh/sshd_config.d/fleet.conf", 0o644, "UseDNS no\n"},
-			{"etc/sudoers.d/tester", 0o440, fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
+			{Path: "etc/resolv.conf", Mode: 0o644, Content: "nameserver 127.0.0.1\n"},
+			{Path: "etc/ssh/sshd_config.d/fleet.conf", Mode: 0o644, Content: "UseDNS no\n"},
+			{Path: "etc/sudoers.d/tester", Mode: 0o440, Content: fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
 			// management: qemu's slirp hands out 10.0.2.15; the fleet NIC's
 			// file is written by the seed
-			{"etc/systemd/network/10-mgmt.network", 0o644, "[Match]\nName=enp0s3\n\n[Network]\nDHCP=ipv4\n"},
+			{Path: "etc/systemd/network/10-mgmt.network", Mode: 0o644, Content: "[Match]\nName=enp0s3\n\n[Network]\nDHCP=ipv4\n"},
 			// network-online.target waits for the management link only: the
 			// fleet NIC's segment may have nobody else on it
-			{"etc/systemd/system/systemd-networkd-wait-online.service.d/10-cargoship.conf", 0o644,
-				"[Service]\nExecStart=\nExecStart=/lib/systemd/systemd-networkd-wait-online --interface=enp0s3 --timeout=120\n"},
-			{"etc/systemd/system/" + seedUnit, 0o644, seedUnitText},
-			{seedScript[1:], 0o755, seedScriptText},
+			{Path: "etc/systemd/system/systemd-networkd-wait-online.service.d/10-cargoship.conf", Mode: 0o644,
+				Content: "[Service]\nExecStart=\nExecStart=/lib/systemd/systemd-networkd-wait-online --interface=enp0s3 --timeout=120\n"},
+			{Path: "etc/systemd/system/" + seedUnit, Mode: 0o644, Content: seedUnitText},
+			{Path: seedScript[1:], Mode: 0o755, Content: seedScriptText},
 		},
 		Edits: []imageEdit{
 			// without rpm support this falls back to the file backend anyway;

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // mutateLeaf changes the n-th string or number reachable from v (a
@@ -163,7 +165,7 @@ func unitFile(t *testing.T, text string) map[string][]string {
 	return out
 }
 
-func recipeFile(t *testing.T, r recipe, path string) imageFile {
+func recipeFile(t *testing.T, r recipe, path string) backend.RootFile {
 	t.Helper()
 	for _, f := range r.Files {
 		if f.Path == path {
@@ -171,7 +173,7 @@ func recipeFile(t *testing.T, r recipe, path string) imageFile {
 		}
 	}
 	t.Fatalf("the recipe writes no %s", path)
-	return imageFile{}
+	return backend.RootFile{}
 }
 
 // systemdEscapePath is `systemd-escape --path` for the simple paths used here.

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"sort"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Get returns a fleet that is up.
 func (p *Provider) Get(_ context.Context, name string) (*fleet.Fleet, error) {
 	dir := p.fleetDir(name)
-	st, err := readState(dir)
+	st, err := backend.ReadState[vmState](dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("fleet %q is not up (microvm; no %s)", name, dir)
@@ -26,38 +25,25 @@ func (p *Provider) Get(_ context.Context, name string) (*fleet.Fleet, error) {
 
 // List reports the fleets in the state dir and each guest's qemu.
 func (p *Provider) List(_ context.Context) ([]fleet.Status, error) {
-	entries, err := os.ReadDir(p.s.stateDir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	names, err := backend.FleetDirs(p.s.stateDir)
+	if err != nil {
 		return nil, err
 	}
 	var out []fleet.Status
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		dir := p.fleetDir(e.Name())
-		s := fleet.Status{Name: e.Name(), Backend: backendName, Dir: dir}
-		st, err := readState(dir)
+	for _, name := range names {
+		dir := p.fleetDir(name)
+		st, err := backend.ReadState[vmState](dir)
 		if err != nil {
-			s.Problems = append(s.Problems, "no state file")
-			for host, pid := range qemuPIDs(p.s.stateDir, e.Name()) {
+			s := fleet.Status{Name: name, Backend: backendName, Dir: dir, Problems: []string{"no state file"}}
+			for host, pid := range qemuPIDs(p.s.stateDir, name) {
 				s.Hosts = append(s.Hosts, fleet.HostStatus{Host: fleet.Host{Name: host}, State: "running", PID: pid})
 			}
 			out = append(out, s)
 			continue
 		}
-		for _, h := range st.Hosts {
-			hs := fleet.HostStatus{Host: h, State: "stopped"}
-			if pid := readPid(pathsOf(dir, h.Name).pid); alive(pid) {
-				hs.State, hs.PID = "running", pid
-			} else {
-				s.Problems = append(s.Problems, h.Name+" is not running")
-			}
-			s.Hosts = append(s.Hosts, hs)
-		}
-		out = append(out, s)
+		out = append(out, backend.Status(name, backendName, dir, st.Hosts, func(host string) string { return pathsOf(dir, host).pid }))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	backend.SortByName(out)
 	return out, nil
 }
 
@@ -69,18 +55,5 @@ func (p *Provider) Shell(ctx context.Context, name, host string) error {
 	if err != nil {
 		return err
 	}
-	h, err := f.Host(host)
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "ssh", fleet.SSHArgs(f, h, fleet.UserRoot)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() != 255 {
-			return nil // the shell's own exit status
-		}
-		return fmt.Errorf("%s: ssh: %w", host, err)
-	}
-	return nil
+	return backend.Shell(ctx, f, host)
 }

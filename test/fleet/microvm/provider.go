@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // ImageBuiltin names the built-in guest image (Debian 12, SELinux
@@ -152,7 +153,7 @@ func (p *Provider) create(ctx context.Context, dir string, st *vmState, img Imag
 		}
 		st.Hosts[i].SSHAddress = "127.0.0.1"
 	}
-	if err := writeState(dir, st); err != nil {
+	if err := backend.WriteState(dir, st); err != nil {
 		return nil, err
 	}
 	f := fleetOf(dir, st)
@@ -179,7 +180,7 @@ func (p *Provider) create(ctx context.Context, dir string, st *vmState, img Imag
 			return nil, err
 		}
 	}
-	if err := writeState(dir, st); err != nil {
+	if err := backend.WriteState(dir, st); err != nil {
 		return nil, err
 	}
 	f = fleetOf(dir, st)
@@ -223,7 +224,7 @@ func (p *Provider) chooseOctet(name string) (int, error) {
 	entries, _ := os.ReadDir(p.s.stateDir)
 	for _, e := range entries {
 		if e.IsDir() && e.Name() != name {
-			if st, err := readState(p.fleetDir(e.Name())); err == nil {
+			if st, err := backend.ReadState[vmState](p.fleetDir(e.Name())); err == nil {
 				used[st.Octet] = true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 // Reboot reboots guests with systemctl reboot (a clean shutdown, then the
@@ -14,7 +15,7 @@ import (
 // waits until each is up in a new boot.
 func (p *Provider) Reboot(ctx context.Context, name string, hosts []string) error {
 	dir := p.fleetDir(name)
-	st, err := readState(dir)
+	st, err := backend.ReadState[vmState](dir)
 	if err != nil {
 		return fmt.Errorf("fleet %q is not up: %w", name, err)
 	}

@@ -1,20 +1,17 @@
 package microvm
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
 )
 
-// Files of a fleet's directory (build/microvm/FLEET) beside the ones every
-// backend writes (key, known_hosts, inventory), and of each guest's
-// directory (build/microvm/FLEET/NODE).
+// Files of each guest's directory (build/microvm/FLEET/NODE), beside the
+// fleet's own in build/microvm/FLEET: its state (backend.StateFile) and
+// the ones every backend writes (key, known_hosts, inventory).
 const (
-	stateFile      = "state.json"
 	overlayFile    = "disk.qcow2"
 	seedVolumeFile = "seed.img"
 	consoleFile    = "console.log"
@@ -36,27 +33,6 @@ type vmState struct {
 	SudoPassword string       `json:"sudoPassword"`
 	Created      time.Time    `json:"created"`
 	Hosts        []fleet.Host `json:"hosts"`
-}
-
-func writeState(dir string, st *vmState) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	// 0600: it holds the sudo password
-	return fleet.WriteFileAtomic(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
-}
-
-func readState(dir string) (*vmState, error) {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return nil, err
-	}
-	var st vmState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, stateFile), err)
-	}
-	return &st, nil
 }
 
 // fleetOf is the public view of a recorded fleet.

@@ -2,15 +2,14 @@ package microvm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
 
 const (
@@ -32,24 +31,9 @@ var readyProbe = "cat /proc/sys/kernel/random/boot_id; if test -e " + SeedDoneMa
 // happened). Every guest's outcome is reported; the error joins the
 // failures, each with the tail of its serial console.
 func waitReady(ctx context.Context, f *fleet.Fleet, log *slog.Logger, start time.Time, oldBoot map[string]string) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, h := range f.Hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := waitGuest(ctx, f, h, log, start, oldBoot[h.Name]); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return backend.WaitAll(f.Hosts, func(h fleet.Host) error {
+		return waitGuest(ctx, f, h, log, start, oldBoot[h.Name])
+	})
 }
 
 func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logger, start time.Time, oldBoot string) error {
@@ -57,7 +41,7 @@ func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logg
 	var state string
 	lastReport := time.Now()
 	for {
-		if !alive(readPid(gp.pid)) {
+		if !backend.Alive(backend.ReadPid(gp.pid)) {
 			return fmt.Errorf("%s: qemu exited; serial console (%s):\n%s", h.Name, gp.console, tailFile(gp.console, consoleTail))
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
@@ -65,7 +49,7 @@ func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logg
 		cancel()
 		lines := strings.Fields(out)
 		switch {
-		case err != nil && (strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "knownhosts")):
+		case backend.WrongKeys(err):
 			// not a matter of time: the guest is not the one the seed made
 			return fmt.Errorf("waiting for %s: %w", h.Name, err)
 		case err != nil || len(lines) < 3:
