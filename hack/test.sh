@@ -24,7 +24,7 @@
 # "How long"). The mage targets test:unit, test:endToEndClusterStage and
 # test:endToEndCluster run the tiers unit, stage and full (magefiles/test.go).
 set -euo pipefail
-tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full full-rke2 package vm upstream)
+tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha full-rke2 package vm upstream)
 # The lanes share nothing a tier writes: each phase-suite tier has a fleet
 # of its own name (CARGOSHIP_E2E_FLEET), the other suites had theirs
 # already, and what tiers share on disk (the fleet image, the VM image, the
@@ -33,10 +33,10 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full full
 # the walks leave while they wait on their hosts; the tiers that need them
 # come after them in their lane.
 lanes=(
-  "kubernetes: k8s-build upstream k8s"
+  "kubernetes: k8s-build upstream"
   "vm: vm"
   "walks: unit faults provider cli full"
-  "suites: lint fleet helpers stage full-rke2 package"
+  "suites: lint fleet helpers stage ha full-rke2 package k8s"
 )
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
@@ -133,11 +133,11 @@ tier_cli() {
 }
 
 # The phase suite logs a lot; keep it in build/ and show the verdicts.
-# suite NAME [-run=REGEXP] VAR=VALUE...
+# suite NAME [-run=REGEXP] [-skip=REGEXP] VAR=VALUE...
 suite() {
   local name=$1; shift
   local run=()
-  if [[ ${1:-} == -run=* ]]; then run=("$1"); shift; fi
+  while [[ ${1:-} == -run=* || ${1:-} == -skip=* ]]; do run+=("$1"); shift; done
   echo "== phase suite: $name"
   if ! env "$@" go test -count=1 -timeout 40m -v "${run[@]}" ./test/e2e/cluster/... >"build/e2e-$name.log" 2>&1; then
     grep -E '^\s*--- (FAIL|PASS|SKIP)|^(FAIL|ok)|stood down' "build/e2e-$name.log" | tail -80
@@ -153,11 +153,18 @@ tier_stage() { suite stage CARGOSHIP_E2E_STAGE_ONLY=1 CARGOSHIP_E2E_NO_FANOUT=1 
 # The full walk, with the upgrade; the other knobs pass through (e.g.
 # CARGOSHIP_E2E_DISTRO, or CARGOSHIP_E2E_PACKAGE for a package of yours,
 # which upgrades only to the one CARGOSHIP_E2E_UPGRADE_PACKAGE names).
+# The walks with fleets of their own are the ha tier's, so the two can
+# run in different lanes.
+ha_walks() { echo '^(TestThreeControllers|TestVIPFailoverWithKeepalived|TestKubeVIPIsDeployedAndItsWaitNamed)$'; }
 tier_full() {
   local upgrade=(CARGOSHIP_E2E_UPGRADE=1)
   if [[ -n ${CARGOSHIP_E2E_UPGRADE+set} || -n ${CARGOSHIP_E2E_PACKAGE:-} ]]; then upgrade=(); fi
-  suite full "${upgrade[@]}" CARGOSHIP_E2E_FLEET=e2e
+  suite full -skip="$(ha_walks)" "${upgrade[@]}" CARGOSHIP_E2E_FLEET=e2e
 }
+# The three-controller walk (founding, joins one at a time, the upgrade,
+# a reset of the founder) and the VIP walks (keepalived failover, kube-vip),
+# each on a fleet of its own (e2eha, e2evip, e2ekvip).
+tier_ha() { suite ha -run="$(ha_walks)"; }
 # The same walk with the test engine as rke2. The three-controller and VIP
 # walks, which exercise no engine difference, are the k3s tier's: with them
 # twice CI would not fit its hour.

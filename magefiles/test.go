@@ -62,8 +62,8 @@ func (Test) Unit() error { return testSh("unit") }
 // EndToEndClusterStage runs hack/test.sh's stage tier: the staging half of apply on a container fleet.
 func (Test) EndToEndClusterStage() error { return testSh("stage") }
 
-// EndToEndCluster runs hack/test.sh's full tier: apply, converged, labels, join, upgrade and reset on a container fleet; CARGOSHIP_E2E_DISTRO, _PACKAGE and the other knobs pass through.
-func (Test) EndToEndCluster() error { return testSh("full") }
+// EndToEndCluster runs hack/test.sh's full and ha tiers: apply, converged, labels, join, upgrade and reset on a container fleet, then the three-controller and VIP walks; CARGOSHIP_E2E_DISTRO, _PACKAGE and the other knobs pass through.
+func (Test) EndToEndCluster() error { return testSh("full", "ha") }
 
 // testSh runs ./hack/test.sh with tiers, its output on this terminal.
 func testSh(tiers ...string) error {
