@@ -90,10 +90,13 @@ tier_unit() {
   go test -count=1 -timeout 25m ./pkg/... ./cmd/... ./hack/... ./internal/...
 }
 
+# The kubelet test runs a kubelet of the Kubernetes build: the k8s tier's,
+# after the builds.
+node_kubelet_test() { echo '^TestNodeRuntimeKubelet_Root$'; }
 tier_fleet() {
   echo "== fleet harness and test engine"
   # the VM backend has a tier of its own (vm)
-  go test -count=1 -p 1 -timeout 30m $(go list ./test/fleet/... | grep -v /microvm) ./test/engine/...
+  go test -count=1 -p 1 -timeout 30m -skip "$(node_kubelet_test)" $(go list ./test/fleet/... | grep -v /microvm) ./test/engine/...
 }
 
 # The suites' shared helpers: the test package is the same bytes in two
@@ -115,6 +118,8 @@ tier_k8s_build() {
 tier_k8s() {
   echo "== Kubernetes from source and the pod network"
   go test -count=1 -p 1 -timeout 60m ./test/k8s/...
+  echo "== a kubelet of the build on NodeRuntime fleet hosts"
+  go test -count=1 -timeout 30m -run "$(node_kubelet_test)" ./test/fleet/container/
 }
 
 tier_faults() {

@@ -25,7 +25,7 @@ import (
 func TestNodeRuntimeKubelet_Root(t *testing.T) {
 	c := newRootBackend(t)
 	const name = "rtkubelet"
-	kubelet := kubeletBinary(t, c)
+	kubelet := kubeletBinary(t)
 	debs := nodeDebs(t, c)
 	image := probeImage(t)
 	assertSysctlsKept(t) // after Down: cleanups run last-registered first
