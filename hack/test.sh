@@ -29,9 +29,10 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha f
 # of its own name (CARGOSHIP_E2E_FLEET), the other suites had theirs
 # already, and what tiers share on disk (the fleet image, the VM image, the
 # Kubernetes builds, the hosts' .debs) is built under a lock or renamed into
-# place whole. The Kubernetes builds start first, niced, and take the CPU
-# the walks leave while they wait on their hosts; the tiers that need them
-# come after them in their lane.
+# place whole. The Kubernetes builds start first: they are the longest
+# path, so they take the CPU the walks leave while they wait on their
+# hosts, and lint is niced beside them; the tiers that need the builds
+# come after them.
 lanes=(
   "kubernetes: k8s-build upstream"
   "vm: vm"
@@ -67,8 +68,10 @@ mkdir -p build
 export CARGOSHIP_TEST_SLOW=1
 
 # gofmt, go vet and golangci-lint (v2.15.0, installed when missing), as
-# .ci/run has always checked them.
+# .ci/run has always checked them. Niced: nothing in it waits on a host,
+# and the Kubernetes builds beside it are on the run's longest path.
 tier_lint() {
+  renice -n 10 -p $$ >/dev/null
   echo "== gofmt"
   local unformatted
   unformatted=$(gofmt -l $(git ls-files '*.go'))
@@ -112,7 +115,7 @@ tier_helpers() {
 # per release the first time on two cores, a second from the cache.
 tier_k8s_build() {
   echo "== Kubernetes from source: every pinned release, built or found in the cache"
-  nice -n 10 go run ./test/k8s/cmd/k8s-build -version all
+  go run ./test/k8s/cmd/k8s-build -version all
 }
 
 tier_k8s() {
