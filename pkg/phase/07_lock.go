@@ -16,15 +16,15 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
-// Lock timings (docs/apply.md, The lock): a holder touches its lock every 30 s,
-// and a lock untouched for over a minute is stale. The lock lives in a
-// directory of root's own: /run/lock is writable by every local user.
+// Lock timings (docs/apply.md, The lock): a lock untouched for a minute
+// (LockStaleEnv sets another age) is stale, and its holder touches it at
+// half that, every 30 s. The lock lives in a directory of root's own:
+// /run/lock is writable by every local user.
 const (
-	LockDir          = "/run/cargoship"
-	LockPath         = LockDir + "/cargoship.lock"
-	lockRefreshEvery = 30 * time.Second
-	lockStaleAfter   = 60 * time.Second
-	lockRetryEvery   = 5 * time.Second
+	LockDir        = "/run/cargoship"
+	LockPath       = LockDir + "/cargoship.lock"
+	lockStaleAfter = 60 * time.Second
+	lockRetryEvery = 5 * time.Second
 )
 
 // AcquireLock takes an exclusive lock on every host so two cargoships never
@@ -33,6 +33,7 @@ const (
 type AcquireLock struct {
 	base
 	Wait    time.Duration // how long to wait for a live holder
+	stale   time.Duration // the age from which a lock's holder is taken as dead
 	mu      sync.Mutex
 	held    node.Hosts
 	stop    context.CancelFunc
@@ -48,13 +49,30 @@ func (p *AcquireLock) Prepare(_ context.Context) error {
 	if !runID.MatchString(s.Options.InstanceID) {
 		return fmt.Errorf("run id %q is not letters, digits, '.', '_' and '-': a lock holds nothing else", s.Options.InstanceID)
 	}
+	stale, err := lockStale(s.Options.LookupEnv)
+	if err != nil {
+		return err
+	}
+	if stale != lockStaleAfter {
+		s.Logger().Info("the lock's stale age is set", "staleAfter", stale.String(), "by", LockStaleEnv)
+	}
+	p.stale = stale
 	if p.Wait == 0 {
 		p.Wait = s.Options.LockWait
 	}
 	if p.Wait == 0 {
-		p.Wait = lockStaleAfter + lockRefreshEvery
+		p.Wait = stale + stale/2
 	}
 	return nil
+}
+
+// staleAfter is the age from which a lock is stale: what Prepare set, or
+// the default.
+func (p *AcquireLock) staleAfter() time.Duration {
+	if p.stale == 0 {
+		return lockStaleAfter
+	}
+	return p.stale
 }
 
 // Plan implements Planner. A dry run takes no lock and a lock is not a
@@ -63,7 +81,7 @@ func (p *AcquireLock) Prepare(_ context.Context) error {
 func (p *AcquireLock) Plan(ctx context.Context) ([]node.Change, error) {
 	err := p.state.Hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
 		holder, age, err := readLock(ctx, h)
-		if err == nil && age >= 0 && age < lockStaleAfter {
+		if err == nil && age >= 0 && age < p.staleAfter() {
 			p.state.Report.Note("%s: another cargoship (%s) holds the lock; what this dry run reports may be changing", h, holderName(holder))
 		}
 		return nil
@@ -127,7 +145,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 				return nil
 			case age < 0:
 				continue // removed between our create and read
-			case age >= lockStaleAfter:
+			case age >= p.staleAfter():
 				p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holderName(holder), "age", age.Round(time.Second).String())
 				if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", "--", LockPath)); err != nil {
 					return retry.Permanent(fmt.Errorf("removing stale lock: %w", err))
@@ -135,13 +153,13 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 				continue
 			}
 			held = fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s of the %s allowed. If no run is active, the lock expires %s after its last touch",
-				holderName(holder), LockPath, age.Round(time.Second), time.Since(start).Round(time.Second), p.Wait, lockStaleAfter)
+				holderName(holder), LockPath, age.Round(time.Second), time.Since(start).Round(time.Second), p.Wait, p.staleAfter())
 			return held
 		}
 		return fmt.Errorf("%s changed under every attempt to take it", LockPath)
 	}
 	err := retry.Do(ctx, retry.Policy{
-		Wait: lockPollEvery(p.Wait), Timeout: p.Wait,
+		Wait: lockPollEvery(p.Wait, p.staleAfter()), Timeout: p.Wait,
 		Log: p.state.Logger(), Level: slog.LevelInfo, Message: "waiting for lock", Attrs: []any{"host", h.String()},
 	}, take)
 	// The wait can run out in the middle of an attempt, whose error is
@@ -157,9 +175,10 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 }
 
 // lockPollEvery is the pause between attempts: lockRetryEvery, or less
-// for a short wait, so that a --lock-wait under it still tries again.
-func lockPollEvery(wait time.Duration) time.Duration {
-	return min(lockRetryEvery, max(wait/4, 250*time.Millisecond))
+// for a short wait, so that a --lock-wait under it still tries again, or
+// a short stale age, so that a stale lock is not waited on much past it.
+func lockPollEvery(wait, stale time.Duration) time.Duration {
+	return min(lockRetryEvery, max(min(wait, stale)/4, 250*time.Millisecond))
 }
 
 // readLock returns what the lock holds, as read (show it only through
@@ -187,7 +206,7 @@ func readLock(ctx context.Context, h *node.Host) (string, time.Duration, error) 
 // refresh touches every held lock until released.
 func (p *AcquireLock) refresh(ctx context.Context) {
 	defer close(p.stopped)
-	t := time.NewTicker(lockRefreshEvery)
+	t := time.NewTicker(p.staleAfter() / 2)
 	defer t.Stop()
 	for {
 		select {

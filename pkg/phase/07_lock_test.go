@@ -168,12 +168,14 @@ func TestLockHolderIsShownOnlyAsARunID(t *testing.T) {
 	require.ErrorContains(t, prepare(ctx, &AcquireLock{}, s), "is not letters, digits")
 }
 
-// A --lock-wait at or under the usual 5 s pause still polls more than once.
+// A --lock-wait or a stale age at or under the usual 5 s pause still
+// polls more than once.
 func TestLockPollEvery(t *testing.T) {
-	assert.Equal(t, lockRetryEvery, lockPollEvery(90*time.Second))
-	assert.Equal(t, time.Second, lockPollEvery(4*time.Second))
-	assert.Equal(t, 250*time.Millisecond, lockPollEvery(time.Second))
-	assert.Less(t, lockPollEvery(5*time.Second), 5*time.Second)
+	assert.Equal(t, lockRetryEvery, lockPollEvery(90*time.Second, lockStaleAfter))
+	assert.Equal(t, time.Second, lockPollEvery(4*time.Second, lockStaleAfter))
+	assert.Equal(t, 250*time.Millisecond, lockPollEvery(time.Second, lockStaleAfter))
+	assert.Less(t, lockPollEvery(5*time.Second, lockStaleAfter), 5*time.Second)
+	assert.Equal(t, 2*time.Second, lockPollEvery(90*time.Second, 8*time.Second))
 }
 
 // TestLockReadOfALockReleasedMidRead: a holder that releases its lock

@@ -29,14 +29,21 @@ var enginePhases = []string{startPhase, "Wait for the VIP", "Apply manifests", "
 // fast enough not to hold the run up.
 const slow = 3 << 20
 
-// staleWait is long enough to outwait a lock's staleness (60 s after its
-// last touch, docs/apply.md, The lock), with room for the run's own start.
-const staleWait = 2 * time.Minute
+// staleWait is long enough to outwait a lock's staleness, with room for
+// the run's own start.
+const staleWait = lockStale + time.Minute
+
+// refusedWait is the second apply's --lock-wait in twoApplies: long
+// enough for a few tries, lockPollEvery being a quarter of it.
+const refusedWait = 6 * time.Second
 
 // TestFaults brings up the faults fleet and breaks an apply on it one way
 // after another; each fault ends with the fleet converged again, so the
 // next starts from a known state (docs/e2e.md, Fault tests).
 func TestFaults(t *testing.T) {
+	// In-process runs read it here; the binary's runs are given it
+	// (startApply).
+	t.Setenv(phase.LockStaleEnv, lockStale.String())
 	start := time.Now()
 	w := setUp(t)
 	t.Logf("set up in %s", time.Since(start).Round(time.Second))
@@ -88,7 +95,8 @@ func operatorKilled(t *testing.T, w *world) {
 	second := w.startApply(t, "run 2", "--lock-wait", staleWait.String())
 	// The lock is fresh: it waits, naming the holder; then it is stale and
 	// taken over.
-	second.waitFor(t, time.Minute, "a wait for the killed run's lock", msg("waiting for lock", "error", first.id()))
+	waiting := second.waitFor(t, time.Minute, "a wait for the killed run's lock", msg("waiting for lock", "error", first.id()))
+	t.Logf("run 2 found run 1's lock live: %s", waiting["error"]) // its age: the margin under lockStale
 	for _, h := range w.hosts {
 		second.waitFor(t, staleWait, h+"'s stale lock taken over", msg("taking over a stale lock", "host", h, "holder", first.id()))
 	}
@@ -286,15 +294,15 @@ func twoApplies(t *testing.T, w *world) {
 	first.waitFor(t, 2*time.Minute, "A's upload phase", phaseStarted(uploadPhase))
 	w.assertLock(t, first.id(), w.hosts...)
 
-	// --lock-wait is a bound on the retries, 5 s apart (docs/apply.md, The
-	// lock): 12 s lets the second apply try three times.
+	// --lock-wait is a bound on the retries, a quarter of it apart
+	// (docs/apply.md, The lock): the last try begins three quarters in.
 	began := time.Now()
-	rep, book, _, err := w.run(t, false, 12*time.Second)
+	rep, book, _, err := w.run(t, false, refusedWait)
 	require.Error(t, err, "a second apply while A holds the lock stops")
 	t.Logf("the second apply stopped after %s: %v", time.Since(began).Round(time.Second), err)
 	assert.Contains(t, err.Error(), first.id(), "the error names the holder")
 	assert.Contains(t, err.Error(), phase.LockPath)
-	assert.GreaterOrEqual(t, time.Since(began), 10*time.Second, "it waited, retrying, before it stopped")
+	assert.GreaterOrEqual(t, time.Since(began), refusedWait*5/6, "it waited, retrying, before it stopped")
 	_, waited := book.find(msg("waiting for lock", "error", first.id()))
 	assert.True(t, waited, "while waiting it logs the holder")
 	assert.Empty(t, rep.Changes(), "the refused apply changed nothing")

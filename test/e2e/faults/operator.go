@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/phase"
 )
 
 // operator is one cargoship command run as a subprocess, with its JSON log
@@ -47,6 +49,7 @@ func (w *world) startApply(t *testing.T, name string, flags ...string) *operator
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
 		"TMPDIR=" + os.TempDir(), "SSH_KNOWN_HOSTS=" + w.fleet.KnownHostsPath,
+		phase.LockStaleEnv + "=" + lockStale.String(),
 	}
 	o := &operator{name: name, cmd: cmd, book: newLogbook(), done: make(chan struct{})}
 	cmd.Stdout = &o.stdout
