@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Stopping a cancelled command. Closing the session is not enough: sshd
@@ -27,14 +29,29 @@ func markPGID(line string) string { return "echo " + pgidMark + "$$ >&2; " + lin
 // a grace period. The kill -SIG -PGID form is the one dash, bash and
 // busybox ash all take.
 func (c *Conn) killGroup(ctx context.Context, pgid int, asRoot bool) {
-	g := "-" + strconv.Itoa(pgid)
-	line := "kill -TERM " + g + " 2>/dev/null || exit 0; for i in 1 2 3; do sleep 1; kill -0 " + g +
-		" 2>/dev/null || exit 0; done; kill -KILL " + g + " 2>/dev/null; exit 0"
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*killGrace)
 	defer cancel()
-	if _, err := c.exec(ctx, line, asRoot, RunOptions{noKill: true}); err != nil {
+	if _, err := c.exec(ctx, killLine(pgid, killGrace, killPoll), asRoot, RunOptions{noKill: true}); err != nil {
 		c.log.Warn("could not stop a cancelled command", "host", c.name, "pgid", pgid, "error", err)
 	}
+}
+
+// killPoll is how often killGroup looks whether the group is gone. A
+// variable so that the tests, which cancel dozens of commands, each gone
+// at once, need not wait a second for each.
+var killPoll = time.Second
+
+// killLine is killGroup's command: TERM, a look every poll for grace,
+// then KILL.
+func killLine(pgid int, grace, poll time.Duration) string {
+	g := "-" + strconv.Itoa(pgid)
+	looks := make([]string, max(1, int(grace/poll)))
+	for i := range looks {
+		looks[i] = strconv.Itoa(i + 1)
+	}
+	return "kill -TERM " + g + " 2>/dev/null || exit 0; for i in " + strings.Join(looks, " ") + "; do sleep " +
+		strconv.FormatFloat(poll.Seconds(), 'f', -1, 64) + "; kill -0 " + g +
+		" 2>/dev/null || exit 0; done; kill -KILL " + g + " 2>/dev/null; exit 0"
 }
 
 // pgidSniffer takes the pid line out of stderr and passes the rest on.

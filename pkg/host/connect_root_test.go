@@ -19,6 +19,7 @@ import (
 )
 
 func TestConnectEachMode(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	conns := map[string]*Conn{
 		"ssh":       connect(t, f.sshHost("root"), f.opts(nil, nil)),
@@ -27,6 +28,7 @@ func TestConnectEachMode(t *testing.T) {
 	}
 	for name, c := range conns {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			out, err := c.Run(context.Background(), "echo hello; echo noise >&2; id -un")
 			if err != nil {
 				t.Fatal(err)
@@ -42,6 +44,7 @@ func TestConnectEachMode(t *testing.T) {
 }
 
 func TestSSHWrongKeyFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.sshHost(userNoPW)
 	h.SSH.KeyPath = f.otherKey
@@ -63,6 +66,7 @@ func TestSSHWrongKeyFailsAtOnce(t *testing.T) {
 }
 
 func TestSSHEncryptedKey(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.sshHost(userNoPW)
 	h.SSH.KeyPath = f.encKey
@@ -108,6 +112,7 @@ func serveAgent(t *testing.T, keys ...ssh.Signer) string {
 }
 
 func TestSSHAgentAndDefaultKeys(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.sshHost(userNoPW)
 	h.SSH.KeyPath = ""
@@ -141,6 +146,7 @@ func TestSSHAgentAndDefaultKeys(t *testing.T) {
 }
 
 func TestSSHUnknownHostKey(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	empty := filepath.Join(t.TempDir(), "known_hosts")
 	if err := os.WriteFile(empty, []byte("# nobody\n"), 0o600); err != nil {
@@ -163,6 +169,7 @@ func TestSSHUnknownHostKey(t *testing.T) {
 }
 
 func TestSSHHostKeyMismatch(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	other := ssh.MarshalAuthorizedKey(f.signer.PublicKey()) // any key but the host's
@@ -190,6 +197,7 @@ func TestSSHHostKeyMismatch(t *testing.T) {
 func portString(f *fixture) string { _, p, _ := net.SplitHostPort(f.addr()); return p }
 
 func TestSSHKnownHostsOff(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	o := f.opts(nil, map[string]string{"SSH_KNOWN_HOSTS": ""})
 	o.KnownHostsPath = "" // resolve from the environment
@@ -200,6 +208,7 @@ func TestSSHKnownHostsOff(t *testing.T) {
 }
 
 func TestSSHHostKeyPin(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	o := f.opts(nil, nil)
 	o.KnownHostsPath = filepath.Join(t.TempDir(), "missing") // the pin must not need it
@@ -223,6 +232,7 @@ func TestSSHHostKeyPin(t *testing.T) {
 }
 
 func TestSSHBastion(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	jump := &v1alpha1.SSH{Address: "127.0.0.1", Port: f.port, User: userNoPW, KeyPath: f.key}
 	h := f.sshHost(userNoPW)
@@ -305,6 +315,7 @@ func serveForward(l net.Listener, to string, n chan struct{}) {
 }
 
 func TestSSHRetriesUntilTheHostAnswers(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	port, err := freePort()
 	if err != nil {
@@ -341,6 +352,7 @@ func TestSSHRetriesUntilTheHostAnswers(t *testing.T) {
 }
 
 func TestOpenSSHOptions(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.openSSHHost(userNoPW)
 	h.OpenSSH.Options = map[string]any{"Compression": true, "ConnectionAttempts": 2, "ServerAliveInterval": float64(10)}
@@ -387,6 +399,7 @@ func TestOpenSSHOptions(t *testing.T) {
 }
 
 func TestOpenSSHCloseStopsMaster(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	c, err := Connect(context.Background(), f.openSSHHost(userNoPW), f.opts(nil, nil))
 	if err != nil {
@@ -402,6 +415,7 @@ func TestOpenSSHCloseStopsMaster(t *testing.T) {
 }
 
 func TestConnectBadHost(t *testing.T) {
+	t.Parallel()
 	for _, h := range []*v1alpha1.Host{{Role: "worker"}, {Role: "worker", Localhost: &v1alpha1.Localhost{}}} {
 		if _, err := Connect(context.Background(), h, ConnectOptions{}); err == nil {
 			t.Errorf("Connect(%+v) succeeded", h)
@@ -414,6 +428,7 @@ func TestConnectBadHost(t *testing.T) {
 // connect timeout; the message names the one that ended it, with the
 // host's own answer.
 func TestConnectSaysWhatEndedIt(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	port, err := freePort()
 	if err != nil {
@@ -426,6 +441,7 @@ func TestConnectSaysWhatEndedIt(t *testing.T) {
 			h.OpenSSH.Port = port
 		}
 		t.Run(name+", deadline", func(t *testing.T) {
+			t.Parallel()
 			o := f.opts(nil, nil) // a 20s connect timeout
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
@@ -437,6 +453,7 @@ func TestConnectSaysWhatEndedIt(t *testing.T) {
 			}
 		})
 		t.Run(name+", connect timeout", func(t *testing.T) {
+			t.Parallel()
 			o := f.opts(nil, nil)
 			o.Timeout = 2 * time.Second
 			_, err := Connect(context.Background(), h, o)

@@ -24,12 +24,14 @@ func (f *fixture) fileConns(t *testing.T) map[string]*Conn {
 }
 
 func TestWriteFileIdempotent(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	conns := f.fileConns(t)
 	conns["ssh, root login"] = connect(t, f.sshHost("root"), f.opts(nil, nil))
 	for name, c := range conns {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			p := filepath.Join(dir, "new", "sub", "conf")
 			data := []byte("key: value\n")
@@ -75,12 +77,14 @@ func TestWriteFileIdempotent(t *testing.T) {
 }
 
 func TestFilesQuoteValues(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	pwned := filepath.Join(t.TempDir(), "pwned")
 	evil := "a;touch " + pwned
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for _, p := range []string{
 				filepath.Join(dir, evil),
@@ -114,10 +118,12 @@ func TestFilesQuoteValues(t *testing.T) {
 func quoteForTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'" }
 
 func TestReadFileAndHash(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			missing := filepath.Join(dir, "missing")
 			if _, err := ReadFile(ctx, c, missing); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), c.String()) {
@@ -149,10 +155,12 @@ func TestReadFileAndHash(t *testing.T) {
 }
 
 func TestDirHelpers(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			d := filepath.Join(dir, "a", "b")
 			if err := MkdirAll(ctx, c, d, 0o700); err != nil {
@@ -194,10 +202,12 @@ func TestDirHelpers(t *testing.T) {
 // TestWriteReadExact: what WriteFile writes, ReadFile returns byte for
 // byte over every transport: binary, NUL, no final newline, empty.
 func TestWriteReadExact(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for i, data := range [][]byte{[]byte("line1\n\tno trailing newline \x00 binary\n\n\r"), {}, {0xff, 0xfe, 0}} {
 				p := filepath.Join(dir, "sub dir", "it's $file"+itoa(i))
@@ -285,6 +295,7 @@ func TestWriteFileRenameFailure(t *testing.T) {
 // TestWriteFileInPlaceBindMount bind-mounts a file, as containers do with
 // /etc/hosts: renaming onto it fails (EBUSY) and only InPlace writes it.
 func TestWriteFileInPlaceBindMount(t *testing.T) {
+	t.Parallel()
 	c := localRoot(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -337,6 +348,7 @@ func TestWriteFileRestorecon(t *testing.T) {
 // TestWriteFileSetuid: chown clears setuid and setgid, so the owner is set
 // before the mode, when writing and when only owner and mode change.
 func TestWriteFileSetuid(t *testing.T) {
+	t.Parallel()
 	sshd(t) // the test users
 	c := localRoot(t)
 	ctx := context.Background()

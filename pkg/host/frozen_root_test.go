@@ -89,6 +89,9 @@ func (z *freezer) pass(dst io.Writer, src io.Reader) {
 // nor the kill after it ever gets an answer.
 func TestCancelOnAHostThatStoppedAnswering(t *testing.T) {
 	f := sshd(t)
+	// the frozen host never answers the close or the kill: the call
+	// waits out the grace, then the kill's deadline (three graces)
+	withKillGrace(t, 500*time.Millisecond)
 	z := freezingForward(t, f.addr())
 	h := f.sshHost(userNoPW)
 	h.SSH.Port = z.port

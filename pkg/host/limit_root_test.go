@@ -85,9 +85,11 @@ func TestOutputIsBounded(t *testing.T) {
 // TestDeadlineStopsAStream: a deadline stops a command mid-stream, the
 // stream going to the caller's writer, and the command is killed.
 func TestDeadlineStopsAStream(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for name, c := range f.modes(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			marker := "yes cargoship-deadline-" + name
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
@@ -159,6 +161,9 @@ func TestHostileHostAnswersWithZerosOnStderr(t *testing.T) {
 // still end the call.
 func TestDeadlineStopsAHostThatNeverCloses(t *testing.T) {
 	f := sshd(t)
+	// the call waits out the grace for a channel that never closes, and
+	// the kill after it the grace for a group that ignores TERM
+	withKillGrace(t, 500*time.Millisecond)
 	c := connect(t, f.sshHost(userHostile), f.opts(nil, nil))
 	pidFile := filepath.Join("/home", userHostile, "stuck.pid")
 	_ = os.Remove(pidFile)
@@ -188,6 +193,7 @@ func TestDeadlineStopsAHostThatNeverCloses(t *testing.T) {
 // TestReadFileIsBounded: a file over the bound, or one without end, is an
 // error, not a buffer the size of the file.
 func TestReadFileIsBounded(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
@@ -203,6 +209,7 @@ func TestReadFileIsBounded(t *testing.T) {
 	}
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			// a deadline only so that a failing test ends: a loaded
 			// machine (CI's) takes seconds over 16 MiB
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -13,7 +13,9 @@ import (
 // every other byte, a missing final newline too; a second removal finds
 // none.
 func TestRelayLinesRemovesEveryRelayLine_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	orig := f.keepKeys(t)
 	to, p := f.relayPeer(t, "root")
@@ -23,7 +25,7 @@ func TestRelayLinesRemovesEveryRelayLine_Root(t *testing.T) {
 	now := strconv.FormatInt(time.Now().Unix(), 10)
 	kept := string(orig) + "# the operator's own, no newline at the end"
 	with := line(now+"-0123456789abcdef01234567") + string(orig) + line("0123456789abcdef01234567") + "# the operator's own, no newline at the end"
-	if err := os.WriteFile(f.authorizedKeys(), []byte(with), 0o644); err != nil {
+	if err := f.writeKeys([]byte(with)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := RelayLines(ctx, to, p, false); err != nil || n != 2 {

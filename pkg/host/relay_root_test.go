@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,11 +48,38 @@ func (f *fixture) keepKeys(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := os.WriteFile(f.authorizedKeys(), orig, 0o644); err != nil {
+		if err := f.writeKeys(orig); err != nil {
 			t.Errorf("restoring %s: %v", f.authorizedKeys(), err)
 		}
 	})
 	return orig
+}
+
+// writeKeys replaces authorized_keys by a rename, as the relay's own edit
+// does: the parallel tests log in with it meanwhile, and a file rewritten
+// in place is empty for a moment.
+func (f *fixture) writeKeys(content []byte) error {
+	tmp := f.authorizedKeys() + ".test"
+	if err := os.WriteFile(tmp, content, 0o644); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, f.authorizedKeys())
+}
+
+// relayMu gives the tests that relay their turn one at a time: each
+// checks authorized_keys byte for byte, the sender's /tmp and the
+// process's count of live relays.
+var relayMu sync.Mutex
+
+// relayTurn waits for the relays' turn and keeps it for the rest of the
+// test; the tests that do not relay go on beside it.
+func relayTurn(t *testing.T) {
+	t.Helper()
+	relayMu.Lock()
+	t.Cleanup(relayMu.Unlock)
 }
 
 func sameBytes(t *testing.T, file string, want []byte) {
@@ -90,6 +118,7 @@ func relayDirs() []string {
 }
 
 func TestReadPeer_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for _, user := range []string{"root", userNoPW} {
 		_, p := f.relayPeer(t, user)
@@ -137,7 +166,9 @@ func TestReadPeer_Root(t *testing.T) {
 // part file whose name is full of shell and authorized_keys syntax; it is
 // root's and 0600; authorized_keys is as it was; the sender keeps no key.
 func TestRelay_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	const size = 3<<20 + 17
 	src, _ := testData(t, size)
@@ -187,7 +218,9 @@ func TestRelay_Root(t *testing.T) {
 // TestRelayDropsStaleLines_Root: a line a killed relay left is dropped;
 // every other byte stays, a missing final newline too.
 func TestRelayDropsStaleLines_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	src, _ := testData(t, 4096)
 	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
@@ -199,7 +232,7 @@ func TestRelayDropsStaleLines_Root(t *testing.T) {
 		"no final newline": {string(orig) + "# no newline at the end", string(orig) + "# no newline at the end"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := os.WriteFile(f.authorizedKeys(), []byte(tc.before), 0o644); err != nil {
+			if err := f.writeKeys([]byte(tc.before)); err != nil {
 				t.Fatal(err)
 			}
 			part := filepath.Join(t.TempDir(), "f"+PartSuffix)
@@ -217,7 +250,9 @@ func TestRelayDropsStaleLines_Root(t *testing.T) {
 // that are not the receiver's all fail, write nothing and leave
 // authorized_keys as it was.
 func TestRelayRefusals_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	src, _ := testData(t, 4096)
 	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
@@ -261,7 +296,9 @@ func TestRelayRefusals_Root(t *testing.T) {
 // authorized_keys file gets one, in a 0700 directory, both the user's;
 // the revoke removes both again.
 func TestRelayRemovesTheKeysFileItMade_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	src, _ := testData(t, 100)
 	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
@@ -307,7 +344,9 @@ func TestRelayRemovesTheKeysFileItMade_Root(t *testing.T) {
 // key is being authorized or while the bytes flow, still removes the key,
 // and the sender's copy of it.
 func TestRelayRevokesOnCancel_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	src, _ := testData(t, 64<<20)
 	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
 	before := f.keepKeys(t)

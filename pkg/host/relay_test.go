@@ -311,6 +311,7 @@ func akRun(t *testing.T, ak, add, drop string, keep ...string) {
 }
 
 func TestAuthorizedKeysEditRestoresTheFile(t *testing.T) {
+	t.Parallel()
 	const a = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA me@laptop"
 	const b = `command="echo \"hi\"" ssh-rsa AAAAB3 ops`
 	mine := `restrict,from="10.0.0.1",command="exec cat > '/p'" ssh-ed25519 AAAAC3x ` + relayMarker + "aaaa"
@@ -325,6 +326,7 @@ func TestAuthorizedKeysEditRestoresTheFile(t *testing.T) {
 		"comment, spaces at end": "# keys  \n" + a + "   \n",
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ak := filepath.Join(t.TempDir(), "authorized_keys")
 			if err := os.WriteFile(ak, []byte(before), 0o640); err != nil {
 				t.Fatal(err)

@@ -15,9 +15,11 @@ import (
 )
 
 func TestRunExitError(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for name, c := range f.modes(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			out, err := c.Run(context.Background(), "echo partial; echo oops >&2; exit 3")
 			var ee *ExitError
 			if !errors.As(err, &ee) {
@@ -31,10 +33,12 @@ func TestRunExitError(t *testing.T) {
 }
 
 func TestRunRedacts(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	const secret = "tok-3f9a1c"
 	for name, c := range f.modes(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var log syncBuffer
 			c.log = f.opts(&log, nil).Log
 			_, err := c.Sudo(context.Background(), "echo token "+secret+" >&2; exit 1", WithRedact(secret))
@@ -52,9 +56,11 @@ func TestRunRedacts(t *testing.T) {
 }
 
 func TestRunStreamsStdout(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for name, c := range f.modes(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var buf bytes.Buffer
 			out, err := c.Run(context.Background(), "seq 1 100000", WithStdout(&buf))
 			if err != nil || out != "" {
@@ -71,6 +77,7 @@ func TestRunStreamsStdout(t *testing.T) {
 // TestCancelKillsTheCommand cancels a long sleep and checks it is gone
 // from the host, for each mode, as the login user and through sudo.
 func TestCancelKillsTheCommand(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	conns := map[string]*Conn{
 		"ssh":       connect(t, f.sshHost(userNoPW), f.opts(nil, nil)),
@@ -86,6 +93,7 @@ func TestCancelKillsTheCommand(t *testing.T) {
 			n++
 			marker := fmt.Sprintf("sleep %d", n)
 			t.Run(fmt.Sprintf("%s root=%v", name, asRoot), func(t *testing.T) {
+				t.Parallel()
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				go func() {

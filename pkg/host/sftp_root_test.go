@@ -12,6 +12,7 @@ import (
 // first stat, before anything chmods it, and truncating a file gives a
 // reader who opened it earlier none of the new content.
 func TestSFTPCreatesPrivateFiles(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	conns := map[string]*Conn{
 		"ssh":       connect(t, f.sshHost(userNoPW), f.opts(nil, nil)),
@@ -19,6 +20,7 @@ func TestSFTPCreatesPrivateFiles(t *testing.T) {
 	}
 	for name, c := range conns {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, err := c.OpenSFTP(context.Background())
 			if err != nil {
 				t.Fatal(err)

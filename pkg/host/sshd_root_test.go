@@ -53,6 +53,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	widenParallel()
+	shortenWaits()
 	code := m.Run()
 	if fx != nil {
 		fx.cleanup()
@@ -182,6 +184,10 @@ func freePort() (int, error) {
 }
 
 func (f *fixture) startSSHD(hostKeyFile string) error {
+	// SetEnv SHLVL=1: bash sources ~/.bashrc for each command sshd runs,
+	// unless it is a nested shell, which SHLVL=1 makes root's. Root's rc
+	// file is the machine's, not the fixture's: a developer's pyenv made
+	// every root command take 2 s. The test users' shell is sh.
 	cfg := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
@@ -198,6 +204,7 @@ PermitOpen 127.0.0.1:%d
 MaxStartups 100
 MaxSessions 30
 LogLevel VERBOSE
+SetEnv SHLVL=1
 `, f.port, hostKeyFile, filepath.Join(f.dir, "sshd.pid"), filepath.Join(f.dir, "authorized_keys"), f.port)
 	cfgFile := filepath.Join(f.dir, "sshd_config")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {

@@ -15,9 +15,11 @@ import (
 // minutes writing an empty file). Whether the old order lost the race
 // depends on scheduling, hence many tries, eight at a time.
 func TestEmptyStdinEndsTheCommand(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for name, c := range f.modes(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var wg sync.WaitGroup
 			for w := range 8 {
 				wg.Go(func() {

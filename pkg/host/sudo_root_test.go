@@ -13,6 +13,7 @@ import (
 )
 
 func TestSudoModes(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for _, tc := range []struct {
 		user string
@@ -25,6 +26,7 @@ func TestSudoModes(t *testing.T) {
 		{user: userPW, env: map[string]string{"CSTEST_SUDO": f.password}, pwe: "CSTEST_SUDO", want: SudoPassword},
 	} {
 		t.Run(tc.user, func(t *testing.T) {
+			t.Parallel()
 			for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(tc.user), "openSSH": f.openSSHHost(tc.user)} {
 				h.SudoPasswordEnv = tc.pwe
 				c := connect(t, h, f.opts(nil, tc.env))
@@ -48,6 +50,7 @@ func TestSudoModes(t *testing.T) {
 }
 
 func TestSudoPasswordNeverShows(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.sshHost(userPW)
 	h.SudoPasswordEnv = "CSTEST_SUDO"
@@ -68,6 +71,7 @@ func TestSudoPasswordNeverShows(t *testing.T) {
 }
 
 func TestSudoWithoutAWay(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for _, tc := range []struct {
 		name string
@@ -83,6 +87,7 @@ func TestSudoWithoutAWay(t *testing.T) {
 		{"no sudo rights, a password given", userNoSudo, "CSTEST_SUDO", map[string]string{"CSTEST_SUDO": "whatever"}, "did not accept"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			h := f.sshHost(tc.user)
 			h.SudoPasswordEnv = tc.pwe
 			c := connect(t, h, f.opts(nil, tc.env))
@@ -107,9 +112,11 @@ func TestSudoWithoutAWay(t *testing.T) {
 // without asking, so sudo -S reads nothing; the password must still not
 // end up in what the command reads.
 func TestSudoPasswordNeverReachesTheCommand(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	for name, h := range map[string]*v1alpha1.Host{"ssh": f.sshHost(userPWSh), "openSSH": f.openSSHHost(userPWSh)} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			h.SudoPasswordEnv = "CSTEST_SUDO"
 			c := connect(t, h, f.opts(nil, map[string]string{"CSTEST_SUDO": f.password}))
 			if mode, err := c.SudoMode(); mode != SudoPassword || err != nil {
@@ -137,6 +144,7 @@ func TestSudoPasswordNeverReachesTheCommand(t *testing.T) {
 // TestSudoProbeHasTheCommandsShape: "true" runs without a password but
 // the commands, sh -c, do not: the connection must use the password.
 func TestSudoProbeHasTheCommandsShape(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	h := f.sshHost(userPWTrue)
 	h.SudoPasswordEnv = "CSTEST_SUDO"

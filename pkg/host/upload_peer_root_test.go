@@ -39,7 +39,9 @@ func (p *peerFn) opt() UploadOption {
 // Upload checks and places it without opening the source or sending a
 // byte from here.
 func TestViaPeerSent_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
+	relayTurn(t)
 	ctx := context.Background()
 	const size = 2<<20 + 3
 	src, sum := testData(t, size)
@@ -80,6 +82,7 @@ func TestViaPeerSent_Root(t *testing.T) {
 // do not check out: Upload sends from here, resuming what matches, and
 // reports the relay's error.
 func TestViaPeerDeclinedAndFailed_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	const size = 1<<20 + 99
@@ -107,6 +110,7 @@ func TestViaPeerDeclinedAndFailed_Root(t *testing.T) {
 		"sent, wrong bytes":    {PeerSent, nil, wrong, 0, "did not check out"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dst := filepath.Join(t.TempDir(), "f")
 			p := &peerFn{fn: func(_ context.Context, part string) (PeerOutcome, error) {
 				if tc.writes != nil {
@@ -132,6 +136,7 @@ func TestViaPeerDeclinedAndFailed_Root(t *testing.T) {
 // run that matches the source is resumed from here; a relay would start
 // it over. One that does not match is left to the relay.
 func TestViaPeerNotForAResumablePart_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	const size = 1 << 20
@@ -173,6 +178,7 @@ func TestViaPeerNotForAResumablePart_Root(t *testing.T) {
 // TestViaPeerNoRoom_Root: a file the filesystem has no room for is
 // refused before the peer is asked.
 func TestViaPeerNoRoom_Root(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	disk := smallDisk(t, 1<<20)
 	_, sum := testData(t, 2<<20)

@@ -64,12 +64,14 @@ func sameFile(t *testing.T, a, b string) {
 }
 
 func TestUploadSkipsAndResumes(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	const size = 1<<20 + 12345
 	src, sum := testData(t, size)
 	for name, r := range f.uploadRunners(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dst := filepath.Join(t.TempDir(), "opt", "bin", "engine")
 			part := dst + PartSuffix
 			owner := userNoSudo + ":" + userNoSudo
@@ -145,11 +147,13 @@ func TestUploadSkipsAndResumes(t *testing.T) {
 }
 
 func TestUploadRejects(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	src, sum := testData(t, 4096)
 	for name, r := range f.uploadRunners(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dst := filepath.Join(t.TempDir(), "f")
 			wrong := strings.Repeat("ab", 32)
 			_, err := Upload(ctx, r, LocalFile(src), 4096, wrong, dst, 0o644, "")
@@ -288,6 +292,7 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 func (c *cancelAfter) Close() error { return c.r.Close() }
 
 func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	const size = 4 << 20
 	src, sum := testData(t, size)
@@ -296,6 +301,7 @@ func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
 		"cat":  plainRunner{connect(t, f.sshHost(userNoPW), f.opts(nil, nil))},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dst := filepath.Join(t.TempDir(), "f")
 			ctx, cancel := context.WithCancel(context.Background())
 			breaking := func() (io.ReadCloser, error) {
@@ -319,10 +325,12 @@ func TestUploadResumesAfterABrokenTransfer(t *testing.T) {
 }
 
 func TestOpenSFTPAndFallback(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	for name, c := range f.fileConns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, err := c.OpenSFTP(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -397,6 +405,7 @@ func (f *fillAfter) Close() error { return f.r.Close() }
 // no room for is refused before a byte is written, naming the host and the
 // directory; one that fits goes in.
 func TestUploadRefusesWhatDoesNotFit(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	ctx := context.Background()
 	disk := smallDisk(t, 1<<20)
@@ -404,6 +413,7 @@ func TestUploadRefusesWhatDoesNotFit(t *testing.T) {
 	small, smallSum := testData(t, 64<<10)
 	for name, r := range f.uploadRunners(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(disk, strings.NewReplacer(" ", "-", ",", "").Replace(name), "sub")
 			dst := filepath.Join(dir, "big")
 			_, err := Upload(ctx, r, LocalFile(src), 2<<20, sum, dst, 0o644, "")
@@ -426,6 +436,7 @@ func TestUploadRefusesWhatDoesNotFit(t *testing.T) {
 // transfer fails it with an error that says so, keeps what arrived and
 // places nothing; once space is freed the next upload resumes.
 func TestUploadResumesAfterTheDiskFilled(t *testing.T) {
+	t.Parallel()
 	f := sshd(t)
 	const size = 8 << 20
 	src, sum := testData(t, size)
@@ -434,6 +445,7 @@ func TestUploadResumesAfterTheDiskFilled(t *testing.T) {
 		"cat":  plainRunner{connect(t, f.sshHost(userNoPW), f.opts(nil, nil))},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			disk := smallDisk(t, 12<<20)
 			dst, filler := filepath.Join(disk, "f"), filepath.Join(disk, "filler")
 			filling := func() (io.ReadCloser, error) {
