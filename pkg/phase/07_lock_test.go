@@ -214,10 +214,12 @@ func TestLockWaitRunningOutMidReadNamesTheHolder(t *testing.T) {
 		if reads == 1 {
 			return "5\nother-7", nil
 		}
-		time.Sleep(1500 * time.Millisecond) // past the wait, as a killed read
+		time.Sleep(3500 * time.Millisecond) // past the wait, as a killed read
 		return "", &host.ExitError{Code: -1}
 	})
-	l := &AcquireLock{Wait: time.Second}
+	// 3 s, not 1: on two cores loaded 20 deep the first read alone took
+	// most of a second, and the wait ran out before a second read began.
+	l := &AcquireLock{Wait: 3 * time.Second}
 	require.NoError(t, prepare(context.Background(), l, s))
 	err := l.Run(context.Background())
 	require.GreaterOrEqual(t, reads, 2, "the lock was read again before the wait ran out")
