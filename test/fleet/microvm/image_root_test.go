@@ -37,7 +37,7 @@ func TestImageRootBoot(t *testing.T) {
 			t.Skipf("%s: %v", tool, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 75*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	cache, err := DefaultCacheDir()
