@@ -31,13 +31,14 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha f
 # Kubernetes builds, the hosts' .debs) is built under a lock or renamed into
 # place whole. The Kubernetes builds start first: they are the longest
 # path, so they take the CPU the walks leave while they wait on their
-# hosts, and lint is niced beside them; the tiers that need the builds
-# come after them.
+# hosts; the tiers that need the builds come after them. Lint, all CPU
+# and no wait, comes last in the lane that ends first: niced at the head
+# of a lane, it held the lane's walks back 50 minutes behind the builds.
 lanes=(
   "kubernetes: k8s-build upstream"
-  "vm: vm"
+  "vm: vm lint"
   "walks: unit faults provider cli full"
-  "suites: lint fleet helpers stage ha full-rke2 package k8s"
+  "suites: fleet helpers stage ha full-rke2 package k8s"
 )
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
@@ -68,10 +69,8 @@ mkdir -p build
 export CARGOSHIP_TEST_SLOW=1
 
 # gofmt, go vet and golangci-lint (v2.15.0, installed when missing), as
-# .ci/run has always checked them. Niced: nothing in it waits on a host,
-# and the Kubernetes builds beside it are on the run's longest path.
+# .ci/run has always checked them.
 tier_lint() {
-  renice -n 10 -p $$ >/dev/null
   echo "== gofmt"
   local unformatted
   unformatted=$(gofmt -l $(git ls-files '*.go'))
