@@ -14,8 +14,7 @@ import (
 	"github.com/colonel-byte/cargoship/test/e2e/e2eutil"
 	"github.com/colonel-byte/cargoship/test/fleet"
 	_ "github.com/colonel-byte/cargoship/test/fleet/container"
-	// the microvm backend registers itself with test/fleet
-	_ "github.com/colonel-byte/cargoship/test/fleet/microvm"
+	"github.com/colonel-byte/cargoship/test/fleet/microvm"
 )
 
 // fleetName is the fleet the suite brings up: CARGOSHIP_E2E_FLEET, else
@@ -159,7 +158,9 @@ func (w *world) provisionContainers(t *testing.T) {
 // a controller and a worker, each with a kernel of its own, SELinux
 // enforcing and fapolicyd active, so phases 8, 10 and 11 do real work and
 // a reboot can be checked. Two emulated guests are what fits this suite's
-// time on a machine without KVM; no host is held out to join.
+// time on a machine without KVM; no host is held out to join. The
+// backend's own checks run on these guests too (checkVMFleet, and Down's
+// at teardown), so CI boots no others for them.
 func (w *world) provisionVMs(t *testing.T) {
 	t.Helper()
 	mem, err := vmMemory()
@@ -168,22 +169,23 @@ func (w *world) provisionVMs(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
-	prov, err := fleet.NewBackend(backendMicroVM, fleet.Options{Logger: w.log})
+	prov, err := microvm.New(fleet.Options{Logger: w.log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := prov.Down(ctx, w.fleetName()); err != nil {
 		t.Fatalf("removing a stale %s fleet: %v", w.fleetName(), err)
 	}
+	// costs no boot: refused before anything starts
+	microvm.CheckUpRefusesMemory(ctx, t, prov, w.fleetName())
 	f, err := prov.Up(ctx, fleet.Spec{Name: w.fleetName(), Control: 1, Worker: 1, MemoryMiB: mem})
 	t.Cleanup(func() {
 		if keep, _ := boolEnv(envKeep); keep {
 			t.Logf("%s set: the fleet stays up; remove it with `mage dev:vmDown -fleet=%s`", envKeep, w.fleetName())
 			return
 		}
-		if err := prov.Down(context.Background(), w.fleetName()); err != nil {
-			t.Errorf("tearing down the fleet: %v", err)
-		}
+		// Down, and the backend's checks of what it leaves: nothing
+		microvm.CheckFleetDown(context.Background(), t, prov, w.fleetName())
 	})
 	if err != nil {
 		t.Fatalf("bringing up the %s fleet: %v", w.fleetName(), err)
@@ -194,6 +196,7 @@ func (w *world) provisionVMs(t *testing.T) {
 		t.Fatalf("the fleet's inventory does not load: %v", err)
 	}
 	w.setViews(t, c, "")
+	w.checkVMFleet(ctx, t, prov, f)
 }
 
 // readInventory reads a user's inventory (docs/e2e.md, Backends): it is
