@@ -54,7 +54,7 @@ func HostDebs(t testing.TB, pkgs ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := os.MkdirAll(filepath.Join(tmp, "partial"), 0o755); err != nil {
 		t.Fatal(err)
 	}
