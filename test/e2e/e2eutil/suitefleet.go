@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/colonel-byte/cargoship/internal/repo"
 	"github.com/colonel-byte/cargoship/test/fleet"
@@ -23,6 +24,10 @@ func RequireRoot(t testing.TB) {
 		t.Skip("the container fleet needs root (network namespaces, overlay mounts, systemd-nspawn): run as root, as CI does")
 	}
 }
+
+// retryPause is how long a fleet that failed to come up rests, down,
+// before its second try.
+const retryPause = 30 * time.Second
 
 // SuiteFleet is a suite's own container fleet on its way up: a suite starts
 // it, builds its packages and binary while the hosts boot (the machine has
@@ -56,9 +61,13 @@ func StartSuiteFleet(ctx context.Context, t testing.TB, spec fleet.Spec) *SuiteF
 			// supervisor has failed its cgroup join with EIO five times
 			// over, twice in CI, both times for e2ek8sha right after the
 			// upstream walk's node fleet went down, and the same fleet
-			// came up when started again.
+			// came up when started again, the last time a minute later.
 			sf.retried = err
 			if derr := prov.Down(ctx, spec.Name); derr == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(retryPause):
+				}
 				f, err = prov.Up(ctx, spec)
 			}
 		}

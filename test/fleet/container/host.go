@@ -205,10 +205,12 @@ func readPasswd(path string) (map[string]passwdEntry, error) {
 //
 // It first moves itself into the host's own cgroups (see cgroup.go), so
 // nspawn, which keeps the cgroup it starts in, gives the host a tree of its
-// own. A join is tried five times, a second apart: once in CI both hosts
-// of a fleet failed it at once with EIO, and the same fleet came up when
-// started again a minute later.
-const supervisorLoop = `for f in $CARGOSHIP_FLEET_CGROUPS; do n=0; until echo $$ > "$f"; do n=$((n+1)); [ "$n" -lt 5 ] || exit 125; sleep 1; done; done
+// own. A join is tried for a minute, a second apart: in CI every host of a
+// node fleet has failed it at once, several seconds running, right after
+// another node fleet went down, and the same fleet came up when started
+// again a minute later. The write is coreutils' echo, not the shell's, so
+// the console names the errno (dash says "I/O error" for any failed write).
+const supervisorLoop = `for f in $CARGOSHIP_FLEET_CGROUPS; do n=0; until /bin/echo $$ > "$f"; do n=$((n+1)); [ "$n" -lt 60 ] || { echo "cargoship-fleet: cannot join $f"; exit 125; }; sleep 1; done; done
 while :; do "$@"; rc=$?; echo "cargoship-fleet: systemd-nspawn exited $rc"; [ "$rc" -eq 133 ] || exit "$rc"; done`
 
 // nspawnArgs is the host's systemd-nspawn command line.
