@@ -36,11 +36,18 @@ const (
 	// manifests directory (Paths.ManifestsDir).
 	KubeVIPManifestFile = "cargoship-kube-vip.yaml"
 
-	kubeVIPLabel       = "app.kubernetes.io/name"
-	kubeVIPName        = "kube-vip"
-	kubeVIPClusterRole = "system:kube-vip-role"
-	kubeVIPBinding     = "system:kube-vip-binding"
-	superAdminConf     = "/etc/kubernetes/super-admin.conf"
+	kubeVIPLabel   = "app.kubernetes.io/name"
+	kubeVIPName    = "kube-vip"
+	superAdminConf = "/etc/kubernetes/super-admin.conf"
+
+	// kubeVIPRole and its RoleBinding carry kube-vip's own names for a
+	// namespaced Role (kube-vip manifest rbac --role).
+	kubeVIPRole        = "kube-vip"
+	kubeVIPRoleBinding = "kube-vip"
+	// The cluster-wide role and binding cargoship rendered before the Role:
+	// still deleted by name when kube-vip is retired, in case they remain.
+	kubeVIPOldClusterRole = "system:kube-vip-role"
+	kubeVIPOldBinding     = "system:kube-vip-binding"
 )
 
 // KubeVIPManifestPath is where e writes kube-vip's manifest on controllers.
@@ -54,13 +61,17 @@ func KubeVIPManifestPath(e Engine) string {
 // KubeVIPObjects are the API objects kube-vip's DaemonSet manifest makes
 // (k3s, rke2), as kubectl names them: deleting its file from the manifests
 // directory leaves them in the cluster (docs/reference/kube-vip.md), so a
-// cluster that stops using kube-vip deletes them by name.
+// cluster that stops using kube-vip deletes them by name. The list ends
+// with the ClusterRole and binding earlier releases made, which the deploy
+// controller prunes when the file changes but an old engine may have left.
 func KubeVIPObjects() []string {
 	return []string{
 		"daemonset.apps/" + KubeVIPDaemonSet,
 		"serviceaccount/" + KubeVIPServiceAccount,
-		"clusterrole.rbac.authorization.k8s.io/" + kubeVIPClusterRole,
-		"clusterrolebinding.rbac.authorization.k8s.io/" + kubeVIPBinding,
+		"role.rbac.authorization.k8s.io/" + kubeVIPRole,
+		"rolebinding.rbac.authorization.k8s.io/" + kubeVIPRoleBinding,
+		"clusterrole.rbac.authorization.k8s.io/" + kubeVIPOldClusterRole,
+		"clusterrolebinding.rbac.authorization.k8s.io/" + kubeVIPOldBinding,
 	}
 }
 
@@ -238,50 +249,64 @@ func kubeVIPLabels() map[string]any {
 func kubeVIPDaemonSet(manifestsDir string, k *kubeVIP) (File, error) {
 	k.apiServiceHost, k.apiServicePort = "127.0.0.1", apiPort
 	k.controlPlaneAffinity = true
-	meta := func(name string, namespaced bool) map[string]any {
-		m := map[string]any{"name": name, "labels": kubeVIPLabels()}
-		if namespaced {
-			m["namespace"] = KubeVIPNamespace
-		}
-		return m
-	}
-	rule := func(group string, resources []any, verbs ...string) map[string]any {
-		return map[string]any{"apiGroups": []any{group}, "resources": resources, "verbs": anyList(verbs)}
-	}
-	docs := []map[string]any{
-		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(KubeVIPServiceAccount, true)},
-		{
-			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-			"metadata": meta(kubeVIPClusterRole, false),
-			"rules": []any{
-				rule("coordination.k8s.io", []any{"leases"}, "get", "list", "watch", "create", "update", "patch"),
-				rule("", []any{"nodes"}, "get", "list", "watch"),
-				rule("", []any{"services", "endpoints"}, "get", "list", "watch", "update"),
+	docs := append([]map[string]any{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": kubeVIPMeta(KubeVIPServiceAccount)},
+	}, kubeVIPRBAC()...)
+	docs = append(docs, map[string]any{
+		"apiVersion": "apps/v1", "kind": "DaemonSet",
+		"metadata": kubeVIPMeta(KubeVIPDaemonSet),
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{kubeVIPLabel: kubeVIPName}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": kubeVIPLabels()},
+				"spec":     k.podSpec(),
 			},
 		},
-		{
-			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-			"metadata": meta(kubeVIPBinding, false),
-			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": kubeVIPClusterRole},
-			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": KubeVIPServiceAccount, "namespace": KubeVIPNamespace}},
-		},
-		{
-			"apiVersion": "apps/v1", "kind": "DaemonSet",
-			"metadata": meta(KubeVIPDaemonSet, true),
-			"spec": map[string]any{
-				"selector": map[string]any{"matchLabels": map[string]any{kubeVIPLabel: kubeVIPName}},
-				"template": map[string]any{
-					"metadata": map[string]any{"labels": kubeVIPLabels()},
-					"spec":     k.podSpec(),
-				},
-			},
-		},
-	}
+	})
 	b, err := joinDocuments(docs)
 	if err != nil {
 		return File{}, err
 	}
 	return File{Path: path.Join(manifestsDir, KubeVIPManifestFile), Content: b, Mode: modePrivate}, nil
+}
+
+// kubeVIPMeta is the metadata of one of kube-vip's objects: all of them
+// live in its namespace.
+func kubeVIPMeta(name string) map[string]any {
+	return map[string]any{"name": name, "namespace": KubeVIPNamespace, "labels": kubeVIPLabels()}
+}
+
+// kubeVIPRBAC is what control-plane mode with ARP and a Kubernetes lease
+// calls, and nothing more (docs/reference/kube-vip.md, fact 9): client-go's
+// lease lock gets, creates and updates its one lease in kube-system. RBAC
+// cannot limit create by name, so create stands alone; get and update are
+// for kube-vip's lease only. Nodes, services and endpoints belong to modes
+// cargoship never turns on, so no cluster-wide role is needed.
+func kubeVIPRBAC() []map[string]any {
+	const group = "rbac.authorization.k8s.io"
+	leases := func(names []string, verbs ...string) map[string]any {
+		r := map[string]any{"apiGroups": []any{"coordination.k8s.io"}, "resources": []any{"leases"}, "verbs": anyList(verbs)}
+		if names != nil {
+			r["resourceNames"] = anyList(names)
+		}
+		return r
+	}
+	return []map[string]any{
+		{
+			"apiVersion": group + "/v1", "kind": "Role",
+			"metadata": kubeVIPMeta(kubeVIPRole),
+			"rules": []any{
+				leases([]string{KubeVIPLease}, "get", "update"),
+				leases(nil, "create"),
+			},
+		},
+		{
+			"apiVersion": group + "/v1", "kind": "RoleBinding",
+			"metadata": kubeVIPMeta(kubeVIPRoleBinding),
+			"roleRef":  map[string]any{"apiGroup": group, "kind": "Role", "name": kubeVIPRole},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": KubeVIPServiceAccount, "namespace": KubeVIPNamespace}},
+		},
+	}
 }
 
 // kubeVIPStaticPod is a kubeadm controller's static pod. kubeconfig is the

@@ -311,3 +311,93 @@ nodeRegistration:
 	_, pod = renderKubeVIP(t, f, founder)
 	assert.Equal(t, "/etc/kubernetes/admin.conf", kubeconfigOf(t, pod))
 }
+
+// kubeVIPDocs are the documents of the k3s or rke2 kube-vip manifest.
+func kubeVIPDocs(t *testing.T, f fixture) []map[string]any {
+	t.Helper()
+	r, err := f.engine.Render(f.input(t, "c1", "c1", false))
+	require.NoError(t, err)
+	file, ok := r.File(KubeVIPManifestPath(f.engine))
+	require.True(t, ok)
+	var docs []map[string]any
+	for _, part := range strings.Split(string(file.Content), "\n---\n") {
+		var doc map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(part), &doc))
+		docs = append(docs, doc)
+	}
+	return docs
+}
+
+// kube-vip's ServiceAccount may touch its own lease and nothing else
+// (issue 39): a Role in kube-system, get and update by the lease's name,
+// create alone since RBAC cannot name what is created, no cluster-wide
+// role, and none of the services, endpoints or nodes rights of the modes
+// cargoship never turns on.
+func TestKubeVIPRBACIsItsLeaseOnly(t *testing.T) {
+	for _, e := range rancherEngines {
+		t.Run(e, func(t *testing.T) {
+			f := kubeVIPFixture(t, e, v1alpha1.VIP{Address: "10.0.0.10"})
+			kinds := map[string]map[string]any{}
+			var pod map[string]any
+			for _, doc := range kubeVIPDocs(t, f) {
+				kind := doc["kind"].(string)
+				assert.NotContains(t, []string{"ClusterRole", "ClusterRoleBinding"}, kind, "nothing cluster-wide")
+				require.NotContains(t, kinds, kind, "one %s", kind)
+				kinds[kind] = doc
+				if kind == "DaemonSet" {
+					pod = doc["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+				}
+				assert.Equal(t, KubeVIPNamespace, doc["metadata"].(map[string]any)["namespace"], "%s in kube-vip's namespace", kind)
+			}
+			for _, kind := range []string{"Role", "RoleBinding"} {
+				_, ok := kinds[kind]
+				require.True(t, ok, "a %s", kind)
+			}
+
+			var rules []map[string]any
+			for _, r := range kinds["Role"]["rules"].([]any) {
+				rules = append(rules, r.(map[string]any))
+			}
+			assert.Equal(t, []map[string]any{
+				{"apiGroups": []any{"coordination.k8s.io"}, "resources": []any{"leases"}, "resourceNames": []any{KubeVIPLease}, "verbs": []any{"get", "update"}},
+				{"apiGroups": []any{"coordination.k8s.io"}, "resources": []any{"leases"}, "verbs": []any{"create"}},
+			}, rules, "the lease by name; create alone")
+
+			rb := kinds["RoleBinding"]
+			assert.Equal(t, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": kinds["Role"]["metadata"].(map[string]any)["name"]}, rb["roleRef"])
+			assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "name": pod["serviceAccountName"], "namespace": KubeVIPNamespace}}, rb["subjects"],
+				"bound to the DaemonSet's ServiceAccount")
+
+			// The Role names the lease kube-vip is told to take, where it takes it.
+			env := map[string]any{}
+			for _, v := range pod["containers"].([]any)[0].(map[string]any)["env"].([]any) {
+				env[v.(map[string]any)["name"].(string)] = v.(map[string]any)["value"]
+			}
+			assert.Equal(t, KubeVIPLease, env["vip_leasename"])
+			assert.Equal(t, KubeVIPNamespace, env["cp_namespace"])
+			for _, k := range []string{"svc_enable", "enable_node_labeling", "vip_routingtable", "lb_enable", "bgp_enable"} {
+				assert.NotContains(t, env, k, "a mode whose API calls the Role does not allow")
+			}
+		})
+	}
+}
+
+// Retiring kube-vip deletes every object its manifest makes, and the
+// ClusterRole and binding earlier releases made.
+func TestKubeVIPObjectsNameWhatTheManifestMakes(t *testing.T) {
+	f := kubeVIPFixture(t, v1alpha1.EngineK3s, v1alpha1.VIP{Address: "10.0.0.10"})
+	resource := map[string]string{
+		"DaemonSet": "daemonset.apps", "ServiceAccount": "serviceaccount",
+		"Role": "role.rbac.authorization.k8s.io", "RoleBinding": "rolebinding.rbac.authorization.k8s.io",
+	}
+	var made []string
+	for _, doc := range kubeVIPDocs(t, f) {
+		r, ok := resource[doc["kind"].(string)]
+		require.True(t, ok, "a kind KubeVIPObjects knows: %s", doc["kind"])
+		made = append(made, r+"/"+doc["metadata"].(map[string]any)["name"].(string))
+	}
+	assert.ElementsMatch(t, append(made,
+		"clusterrole.rbac.authorization.k8s.io/system:kube-vip-role",
+		"clusterrolebinding.rbac.authorization.k8s.io/system:kube-vip-binding",
+	), KubeVIPObjects())
+}
