@@ -71,12 +71,11 @@ func addFindings(diags *diag.Diagnostics, inv *inventory, fs v1alpha1.Findings) 
 		case f.Path != "":
 			detail = f.Path + ": " + f.Message
 		}
+		warning := f.Severity == v1alpha1.SeverityWarning
 		switch {
-		case ok && f.Severity == v1alpha1.SeverityWarning:
-			diags.AddAttributeWarning(at, summary, detail)
 		case ok:
-			diags.AddAttributeError(at, summary, detail)
-		case f.Severity == v1alpha1.SeverityWarning:
+			addAttributeDiag(diags, warning, at, summary, detail)
+		case warning:
 			diags.AddWarning(summary, detail)
 		default:
 			diags.AddError(summary, detail)

@@ -115,7 +115,7 @@ func configOf(m *clusterModel) (map[string]any, diag.Diagnostics) {
 	config := map[string]any{}
 	if s := m.Config.ValueString(); s != "" {
 		if err := yaml.Unmarshal([]byte(s), &config); err != nil {
-			diags.AddAttributeError(path.Root("config"), "config is not a YAML mapping", err.Error())
+			addAttributeDiag(&diags, false, path.Root("config"), "config is not a YAML mapping", "config: "+yamlMessage(err))
 			return nil, diags
 		}
 		if config == nil {
@@ -124,7 +124,7 @@ func configOf(m *clusterModel) (map[string]any, diag.Diagnostics) {
 	}
 	lb := m.LoadBalancer.ValueString()
 	if v, ok := config["loadbalancer"]; ok && fmt.Sprint(v) != lb {
-		diags.AddAttributeError(path.Root("config"), "config sets a different loadbalancer",
+		addAttributeDiag(&diags, false, path.Root("config"), "config sets a different loadbalancer",
 			fmt.Sprintf("config's loadbalancer is %v and load_balancer is %q: set it in load_balancer only", v, lb))
 		return nil, diags
 	}

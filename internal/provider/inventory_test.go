@@ -99,17 +99,18 @@ func TestDocumentCarriesEveryHostAttribute(t *testing.T) {
 	}
 }
 
-// TestConfigLoadBalancerMustAgree: one place sets the load balancer.
+// TestConfigLoadBalancerMustAgree: one place sets the load balancer. The
+// errors are the resource's, as config is sensitive (sensitive.go).
 func TestConfigLoadBalancerMustAgree(t *testing.T) {
 	m := testModel()
 	m.Config = types.StringValue("loadbalancer: 10.9.9.9\n")
 	_, _, diags := buildInventory(context.Background(), m, map[string]hostModel{"kc0": testHost("10.0.0.11", "controller")}, everyHost)
-	if !hasAttrError(diags, path.Root("config"), "load_balancer") {
+	if !hasResourceError(diags, "load_balancer") {
 		t.Errorf("a second load balancer in config: %v", diags)
 	}
 	m.Config = types.StringValue("[not, a, mapping]")
 	_, _, diags = buildInventory(context.Background(), m, map[string]hostModel{"kc0": testHost("10.0.0.11", "controller")}, everyHost)
-	if !hasAttrError(diags, path.Root("config"), "mapping") {
+	if !hasResourceError(diags, "mapping") {
 		t.Errorf("config that is not a mapping: %v", diags)
 	}
 }
@@ -201,6 +202,20 @@ func TestDriftMarksWhatTheHostsSay(t *testing.T) {
 func hasAttrError(diags diag.Diagnostics, at path.Path, text string) bool {
 	for _, d := range diags.Errors() {
 		if wp, ok := d.(diag.DiagnosticWithPath); ok && wp.Path().Equal(at) && strings.Contains(d.Summary()+d.Detail(), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasResourceError reports an error about the whole resource, at no
+// attribute, whose summary or detail holds text.
+func hasResourceError(diags diag.Diagnostics, text string) bool {
+	for _, d := range diags.Errors() {
+		if wp, ok := d.(diag.DiagnosticWithPath); ok && !wp.Path().Equal(path.Empty()) {
+			continue
+		}
+		if strings.Contains(d.Summary()+d.Detail(), text) {
 			return true
 		}
 	}

@@ -37,8 +37,11 @@ func clusterSchema() schema.Schema {
 			"hosts": schema.MapNestedAttribute{Required: true,
 				Description:  "The hosts, keyed by name. Controllers run first, and the controller whose key sorts first leads (founds the cluster).",
 				NestedObject: schema.NestedAttributeObject{Attributes: hostAttributes()}},
-			"config": schema.StringAttribute{Optional: true,
-				Description: "The inventory's spec.config (registries, profiles, firewall) as YAML or JSON, e.g. yamlencode({...}); its loadbalancer, if any, must equal load_balancer."},
+			// Sensitive: registries' auth.pass and auth.token, and credentials
+			// in a mirror or proxy URL, live in it.
+			"config": schema.StringAttribute{Optional: true, Sensitive: true,
+				Description: "The inventory's spec.config (registries, profiles, firewall) as YAML or JSON, e.g. yamlencode({...}); its loadbalancer, if any, must equal load_balancer. " +
+					"Sensitive, as registry credentials may be in it: prefer auth.passEnv, which keeps the password out of the state."},
 			"export_kubeconfig": schema.BoolAttribute{Optional: true,
 				Description: "Read the admin kubeconfig from the leader over SSH into kubeconfig."},
 			"label_nodes": schema.BoolAttribute{Optional: true,
@@ -96,13 +99,15 @@ func hostAttributes() map[string]schema.Attribute {
 	a["state"] = schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(statePresent),
 		Description: "present (the default) or absent: an absent host is drained, deleted from the cluster and its engine uninstalled."}
 	a["sudo_password_env"] = schema.StringAttribute{Optional: true,
-		Description: "The environment variable holding this host's sudo password."}
+		Description: "The environment variable holding this host's sudo password, read from the environment OpenTofu or Terraform runs in; the password is never in the plan or the state."}
 	a["labels"] = schema.MapAttribute{Optional: true, ElementType: types.StringType,
 		Description: "Kubernetes node labels."}
 	a["taints"] = schema.ListAttribute{Optional: true, ElementType: types.StringType,
 		Description: "Node taints, key[=value]:Effect."}
-	a["environment"] = schema.MapAttribute{Optional: true, ElementType: types.StringType,
-		Description: "Written to the host's /etc/environment."}
+	// Sensitive: a proxy URL with its credentials (HTTPS_PROXY) is the
+	// usual value.
+	a["environment"] = schema.MapAttribute{Optional: true, Sensitive: true, ElementType: types.StringType,
+		Description: "Written to the host's /etc/environment. Sensitive, as proxy credentials often are in it."}
 	return a
 }
 
