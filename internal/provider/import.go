@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,9 +15,10 @@ import (
 )
 
 // importInventory makes a resource's state from an inventory file: its
-// hosts keyed by hostname, its spec.config but the load balancer as the
-// config attribute. The package is not in an inventory; the next apply
-// sets it (and converges: nothing changes on a cluster already there).
+// hosts keyed by hostname, its spec.config but the load balancer and the
+// inline registry secrets as the config attribute. The package is not in
+// an inventory; the next apply sets it (and converges: nothing changes on
+// a cluster already there).
 func importInventory(ctx context.Context, file string) (clusterModel, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	c, _, err := v1alpha1.LoadClusterFile(file)
@@ -24,10 +26,16 @@ func importInventory(ctx context.Context, file string) (clusterModel, diag.Diagn
 		diags.AddError("Importing "+file, err.Error())
 		return clusterModel{}, diags
 	}
-	config, err := rawConfig(file)
+	config, dropped, err := rawConfig(file)
 	if err != nil {
 		diags.AddError("Importing "+file, err.Error())
 		return clusterModel{}, diags
+	}
+	if len(dropped) > 0 {
+		diags.AddWarning("Secrets left out of the imported state",
+			"The import did not copy "+strings.Join(dropped, ", ")+" into the state. Set them in config, "+
+				"or better name an environment variable in auth.passEnv, which keeps the password out of the state; "+
+				"the first plan after the import shows config as changed.")
 	}
 	hosts := map[string]hostModel{}
 	for i := range c.Spec.Hosts {
@@ -96,11 +104,12 @@ func importHost(ctx context.Context, h *v1alpha1.Host, diags *diag.Diagnostics) 
 }
 
 // rawConfig is the document's spec.config as written, without the load
-// balancer and the defaults the loader fills in, as YAML.
-func rawConfig(file string) (types.String, error) {
+// balancer, the defaults the loader fills in and the inline registry
+// secrets (named in dropped), as YAML.
+func rawConfig(file string) (config types.String, dropped []string, err error) {
 	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil {
-		return types.StringNull(), err
+		return types.StringNull(), nil, err
 	}
 	var doc struct {
 		Spec struct {
@@ -108,17 +117,18 @@ func rawConfig(file string) (types.String, error) {
 		} `yaml:"spec"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return types.StringNull(), err
+		return types.StringNull(), nil, err
 	}
 	delete(doc.Spec.Config, "loadbalancer")
+	dropped = dropRegistrySecrets(doc.Spec.Config)
 	if len(doc.Spec.Config) == 0 {
-		return types.StringNull(), nil
+		return types.StringNull(), dropped, nil
 	}
 	out, err := yaml.Marshal(doc.Spec.Config)
 	if err != nil {
-		return types.StringNull(), err
+		return types.StringNull(), nil, err
 	}
-	return types.StringValue(string(out)), nil
+	return types.StringValue(string(out)), dropped, nil
 }
 
 // hostObjectType is the element type of hosts, from the schema.
