@@ -7,6 +7,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
 // Terraform prints, with a diagnostic about an attribute, the source of
@@ -16,15 +17,37 @@ import (
 // attribute in their text.
 
 // pointable reports whether a diagnostic may point at the attribute: not
-// when it, or an attribute holding it, is sensitive.
+// when it, or an attribute holding it, is sensitive, nor when it holds a
+// sensitive one (Terraform prints all of hosts' expression for hosts).
 func pointable(p path.Path) bool {
 	s := clusterSchema()
+	if a, d := s.AttributeAtPath(context.Background(), p); !d.HasError() && holdsSensitive(a) {
+		return false
+	}
 	for q := p; len(q.Steps()) > 0; q = q.ParentPath() {
 		if a, d := s.AttributeAtPath(context.Background(), q); !d.HasError() && a.IsSensitive() {
 			return false
 		}
 	}
 	return true
+}
+
+// holdsSensitive reports whether an attribute is sensitive or has a
+// sensitive attribute nested in it.
+func holdsSensitive(a schema.Attribute) bool {
+	if a.IsSensitive() {
+		return true
+	}
+	n, ok := a.(schema.NestedAttribute)
+	if !ok {
+		return false
+	}
+	for _, c := range n.GetNestedObject().GetAttributes() {
+		if c, ok := c.(schema.Attribute); ok && holdsSensitive(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // addAttributeDiag adds an error (or a warning) at the attribute, or at the

@@ -85,3 +85,27 @@ func TestConfigDiagnosticsQuoteNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsPointAwayFromSecrets: which attributes a diagnostic may
+// point at. Terraform prints the source of the attribute's expression: for
+// hosts, every host's environment with it.
+func TestDiagnosticsPointAwayFromSecrets(t *testing.T) {
+	kc0 := path.Root("hosts").AtMapKey("kc0")
+	for _, c := range []struct {
+		at   path.Path
+		want bool
+	}{
+		{path.Root("config"), false},
+		{path.Root("hosts"), false},
+		{kc0.AtName("environment"), false},
+		{kc0.AtName("environment").AtMapKey("HTTPS_PROXY"), false},
+		{kc0.AtName("private_address"), true},
+		{kc0.AtName("bastion").AtName("address"), true},
+		{kc0, true},
+		{path.Root("load_balancer"), true},
+	} {
+		if got := pointable(c.at); got != c.want {
+			t.Errorf("pointable(%s) = %t, want %t", c.at, got, c.want)
+		}
+	}
+}
