@@ -97,12 +97,14 @@ func Prefix(v *v1alpha1.VIP) (netip.Prefix, error) {
 
 // Config renders keepalived.conf. Every controller starts as BACKUP: the
 // one with the highest priority whose check passes becomes MASTER, so no
-// controller holds the address before its API server answers.
+// controller holds the address before its API server answers. Adverts go
+// to the peers by unicast, and are taken only from a peer's address with
+// TTL 255, so no host off the segment can move the VIP. There is no VRRP
+// password: docs/ha.md says why. A lone controller has no peer, and
+// keepalived multicasts, which requires TTL 255 by itself.
 func (k Keepalived) Config() ([]byte, error) {
-	for _, s := range append([]string{k.Interface, k.Address, k.Cluster}, k.Peers...) {
-		if s == "" || strings.ContainsAny(s, " \t\n\"{}#!") {
-			return nil, fmt.Errorf("%s: %q cannot go into keepalived.conf", k.Host, s)
-		}
+	if err := k.checkValues(); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	err := configTemplate.Execute(&b, struct {
@@ -137,12 +139,18 @@ vrrp_instance cargoship_api {
     virtual_router_id {{.Settings.RouterID}}
     priority {{.Priority}}
     advert_int {{.Settings.AdvertInterval}}
+{{- if .Peers}}
+    # Adverts are taken only from a peer below, sent with TTL 255 and
+    # received with it: no router between (docs/ha.md, "Who can move the VIP").
     unicast_src_ip {{.Address}}
+    unicast_ttl 255
     unicast_peer {
 {{- range .Peers}}
-        {{.}}
+        {{.}} min_ttl 255
 {{- end}}
     }
+    check_unicast_src
+{{- end}}
     virtual_ipaddress {
         {{.VIPAddr}}/{{.VIPPrefix}} dev {{.Interface}}
     }

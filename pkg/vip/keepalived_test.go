@@ -86,11 +86,101 @@ func TestConfigGolden(t *testing.T) {
 	}
 }
 
-func TestConfigRefusesWhatWouldBreakItsSyntax(t *testing.T) {
-	k := Keepalived{Cluster: "c", Host: "kc0", Interface: "eth0 }", Address: "10.0.0.11", VIP: netip.MustParsePrefix("10.0.0.250/32"), Settings: (&v1alpha1.VIP{}).KeepalivedSettings()}
-	_, err := k.Config()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "kc0")
+// kc1 of the three controllers, as the phase gives it.
+func kc1() Keepalived {
+	return Keepalived{
+		Cluster: "prod-east", Host: "kc1", Interface: "eth0", Address: "10.0.0.12",
+		Peers: []string{"10.0.0.11", "10.0.0.13"}, Priority: PriorityOf(1),
+		VIP: netip.MustParsePrefix("10.0.0.250/32"), Settings: (&v1alpha1.VIP{}).KeepalivedSettings(),
+	}
+}
+
+// instance is the vrrp_instance block's lines, trimmed, comments left out.
+func instance(t *testing.T, conf []byte) []string {
+	t.Helper()
+	_, block, ok := strings.Cut(string(conf), "vrrp_instance cargoship_api {\n")
+	require.True(t, ok)
+	var out []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// between is the lines of a block inside the instance: "unicast_peer {".
+func between(lines []string, open string) []string {
+	for i, l := range lines {
+		if l == open {
+			for j := i + 1; j < len(lines); j++ {
+				if lines[j] == "}" {
+					return lines[i+1 : j]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Issue 39: keepalived takes an advert only from another controller's
+// address, and only with TTL 255, which no packet keeps after a router, so
+// a host off the segment cannot move the VIP by forging one. VRRPv2's
+// password stays out (docs/ha.md says why), as does vrrp_strict, which
+// forbids unicast.
+func TestConfigTakesAdvertsOnlyFromPeersOnTheSegment(t *testing.T) {
+	got, err := kc1().Config()
+	require.NoError(t, err)
+	lines := instance(t, got)
+	for _, want := range []string{"unicast_src_ip 10.0.0.12", "unicast_ttl 255", "check_unicast_src"} {
+		assert.Contains(t, lines, want)
+	}
+	assert.Equal(t, []string{"10.0.0.11 min_ttl 255", "10.0.0.13 min_ttl 255"}, between(lines, "unicast_peer {"),
+		"the other controllers, each required to arrive with TTL 255")
+	for _, no := range []string{"authentication", "auth_type", "auth_pass", "vrrp_strict"} {
+		assert.NotContains(t, string(got), no)
+	}
+}
+
+// A lone controller has no one to send to: no unicast keywords, which
+// keepalived refuses without peers; it multicasts and checks TTL 255 itself.
+func TestConfigWithoutPeersHasNoUnicast(t *testing.T) {
+	k := kc1()
+	k.Peers = nil
+	got, err := k.Config()
+	require.NoError(t, err)
+	assert.NotContains(t, string(got), "unicast")
+	assert.Contains(t, instance(t, got), "state BACKUP")
+}
+
+// Every value that reaches keepalived.conf is checked: a name for the
+// interface, IP addresses of one family for this controller and its peers.
+// A hostname or an address of the other family would leave keepalived
+// without that peer, and its source check without it.
+func TestConfigRefusesWhatWouldBreakItsSyntaxOrItsSourceCheck(t *testing.T) {
+	for name, change := range map[string]func(*Keepalived){
+		"interface with a brace": func(k *Keepalived) { k.Interface = "eth0 }" },
+		"empty interface":        func(k *Keepalived) { k.Interface = "" },
+		"long interface":         func(k *Keepalived) { k.Interface = "abcdefghijklmnop" },
+		"address with a newline": func(k *Keepalived) { k.Address = "10.0.0.12\n" },
+		"address with a zone":    func(k *Keepalived) { k.Address = "fe80::12%eth0" },
+		"hostname as address":    func(k *Keepalived) { k.Address = "kc1" },
+		"hostname as peer":       func(k *Keepalived) { k.Peers = []string{"10.0.0.11", "kc2"} },
+		"peer of another family": func(k *Keepalived) { k.Peers = []string{"10.0.0.11", "fd00::13"} },
+		"peer with a brace":      func(k *Keepalived) { k.Peers = []string{"10.0.0.11 }"} },
+		"cluster with a newline": func(k *Keepalived) { k.Cluster = "prod\neast" },
+	} {
+		k := kc1()
+		change(&k)
+		_, err := k.Config()
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "kc1: ", name)
+	}
+	k := kc1()
+	k.Address, k.Peers, k.VIP = "fd00::12", []string{"fd00::11", "fd00::13"}, netip.MustParsePrefix("fd00::250/128")
+	got, err := k.Config()
+	require.NoError(t, err, "IPv6 throughout")
+	assert.Equal(t, []string{"fd00::11 min_ttl 255", "fd00::13 min_ttl 255"}, between(instance(t, got), "unicast_peer {"))
 }
 
 func TestCheckScriptRunsTheGivenProbe(t *testing.T) {
