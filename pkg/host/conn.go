@@ -150,10 +150,10 @@ func (c *Conn) exec(ctx context.Context, cmd string, asRoot bool, o RunOptions) 
 		stdout = &limitWriter{w: o.Stdout, max: -1, over: stop}
 	}
 	tail := &tailBuffer{max: stderrTail}
-	pg := &pgidSniffer{w: tail}
+	pg := newPGIDSniffer(tail)
 	stderr := &limitWriter{w: pg, max: MaxOutput, over: stop}
 	start := time.Now()
-	err := c.t.run(runCtx, markPGID(line), stdin, stdout, stderr)
+	err := c.t.run(runCtx, pg.wrap(line), stdin, stdout, stderr)
 	outOver, errOver := stdout.done(), stderr.done()
 	pg.flush()
 	if err != nil && runCtx.Err() != nil && pg.pgid() > 0 && !o.noKill {

@@ -3,7 +3,6 @@ package host
 // Tests of the pure helpers: no sshd, no root.
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,26 +30,6 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 	_, _ = b.Write([]byte("6789"))
 	if b.String() != "23456789" {
 		t.Errorf("tail = %q", b.String())
-	}
-}
-
-func TestPGIDSniffer(t *testing.T) {
-	var out bytes.Buffer
-	p := &pgidSniffer{w: &out}
-	// the mark may arrive split across writes, after other lines
-	for _, s := range []string{"warn: x\ncargo", "ship-pgid:4242\nreal ", "stderr\n"} {
-		_, _ = p.Write([]byte(s))
-	}
-	p.flush()
-	if p.pgid() != 4242 || out.String() != "warn: x\nreal stderr\n" {
-		t.Errorf("pgid %d, passed on %q", p.pgid(), out.String())
-	}
-	out.Reset()
-	p = &pgidSniffer{w: &out}
-	_, _ = p.Write([]byte("no newline at all"))
-	p.flush()
-	if p.pgid() != 0 || out.String() != "no newline at all" {
-		t.Errorf("pgid %d, passed on %q", p.pgid(), out.String())
 	}
 }
 

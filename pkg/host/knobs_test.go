@@ -25,15 +25,15 @@ func withKillGrace(t *testing.T, d time.Duration) {
 }
 
 // TestKillLineAsTheProductSendsIt: with the product's knobs, killGroup
-// sends the command it always sent; the tests' shorter poll keeps the
-// grace.
+// gives its script three looks a second apart; the tests' shorter poll
+// keeps the grace.
 func TestKillLineAsTheProductSendsIt(t *testing.T) {
-	want := "kill -TERM -42 2>/dev/null || exit 0; for i in 1 2 3; do sleep 1; kill -0 -42 2>/dev/null || exit 0; done; kill -KILL -42 2>/dev/null; exit 0"
-	if got := killLine(42, productKillGrace, productKillPoll); got != want {
+	want := Script(killScript, "42", "7", "3", "1")
+	if got := killLine(42, 7, productKillGrace, productKillPoll); got != want {
 		t.Errorf("killLine = %q\nwant %q", got, want)
 	}
-	want = "kill -TERM -42 2>/dev/null || exit 0; for i in 1 2 3 4 5 6; do sleep 0.5; kill -0 -42 2>/dev/null || exit 0; done; kill -KILL -42 2>/dev/null; exit 0"
-	if got := killLine(42, 3*time.Second, 500*time.Millisecond); got != want {
+	want = Script(killScript, "42", "7", "6", "0.5")
+	if got := killLine(42, 7, 3*time.Second, 500*time.Millisecond); got != want {
 		t.Errorf("killLine = %q\nwant %q", got, want)
 	}
 }
