@@ -13,7 +13,6 @@ import (
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/retry"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Lock timings (docs/apply.md, The lock): a lock untouched for a minute
@@ -114,7 +113,7 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 }
 
 // acquire creates the lock file only if it is absent (noclobber opens with
-// O_EXCL), waiting out a live holder and removing a stale lock.
+// O_EXCL), waiting out a live holder and taking over a stale lock.
 func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	id := p.state.Options.InstanceID
 	create := host.Script(lockCreateScript, LockPath, id)
@@ -146,11 +145,16 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 			case age < 0:
 				continue // removed between our create and read
 			case age >= p.staleAfter():
-				p.state.Logger().Warn("taking over a stale lock", "host", h.String(), "holder", holderName(holder), "age", age.Round(time.Second).String())
-				if _, err := h.Conn.Sudo(ctx, shell.Join("rm", "-f", "--", LockPath)); err != nil {
-					return retry.Permanent(fmt.Errorf("removing stale lock: %w", err))
+				taken, err := p.takeOverLogged(ctx, h, holder, age)
+				switch {
+				case err != nil && ctx.Err() != nil:
+					return ctx.Err()
+				case err != nil:
+					return retry.Permanent(fmt.Errorf("taking over the stale lock: %w", err))
+				case taken:
+					return nil
 				}
-				continue
+				continue // another run took it first: its lock is live
 			}
 			held = fmt.Errorf("another cargoship (%s) holds %s, touched %s ago; waited %s of the %s allowed. If no run is active, the lock expires %s after its last touch",
 				holderName(holder), LockPath, age.Round(time.Second), time.Since(start).Round(time.Second), p.Wait, p.staleAfter())

@@ -26,11 +26,42 @@ if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then
 fi
 `
 
+// lockNoFlock is the exit code of a takeover on a host without flock(1):
+// it cannot be made safe against a second run taking the same lock.
+const lockNoFlock = 47
+
+// lockSerialize holds flock(1) on the lock's directory, where flock
+// exists, for the rest of the script: a takeover's read, compare and
+// replace, and a holder's check and touch or check and remove, then never
+// interleave. The kernel drops it with the script, however that ends.
+const lockSerialize = `exec 9<"$d" || exit 1
+if command -v flock >/dev/null 2>&1; then flock -x 9 || exit 1; else noflock=1; fi
+`
+
 // lockCreateScript creates the lock holding "$2" only if no file is there:
 // noclobber opens with O_EXCL, and the checks above rule out a link.
-const lockCreateScript = lockDirScript + `umask 077
+const lockCreateScript = lockDirScript + lockSerialize + `umask 077
 set -C
 printf %s "$2" > "$f"`
+
+// lockTakeoverScript replaces the stale lock a run judged stale with one
+// holding "$2", as one step under the flock: only if the lock still holds
+// what was read (sha256 "$3" of what lockReadScript printed) and is still
+// "$4" seconds old or more, so its holder did not come back. The new lock
+// is written beside it and renamed over it, so the path never stands
+// empty for a create to fill. It prints "taken", "changed" (another run
+// took it first, or its holder touched it) or "absent".
+const lockTakeoverScript = lockDirScript + lockSerialize + `if [ -n "${noflock:-}" ]; then
+	echo "this host has no flock(1), without which two runs could both take over its stale lock; if no cargoship runs against it, remove $f" >&2; exit 47
+fi
+m=$(stat -c %Y -- "$f" 2>/dev/null) || { echo absent; exit 0; }
+c=$(head -c 256 -- "$f" 2>/dev/null) || { echo absent; exit 0; }
+s=$(printf '%s' "$c" | sha256sum) || exit 1
+if [ "${s%% *}" != "$3" ] || [ "$(( $(date +%s) - m ))" -lt "$4" ]; then echo changed; exit 0; fi
+rm -f -- "$d"/.takeover.*
+umask 077
+t=$(mktemp -- "$d/.takeover.XXXXXX") || exit 1
+if printf %s "$2" > "$t" && mv -f -- "$t" "$f"; then echo taken; else rm -f -- "$t"; exit 1; fi`
 
 // lockReadScript prints "absent", "refused" (a link or a special file,
 // never read), or the lock's age in seconds and at most 256 bytes of it.

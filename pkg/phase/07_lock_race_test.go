@@ -1,0 +1,105 @@
+package phase
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/colonel-byte/cargoship/internal/testtier"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/node"
+)
+
+// raceRunner is one run's view of a host shared with another run. Once
+// it has read the stale lock it waits until the other run has read it
+// too, then lets delay pass: both runs judge the same lock stale before
+// either takes it over, which is the race of issue 39.
+type raceRunner struct {
+	host.Runner
+	stale   string        // the planted lock's holder
+	arrived chan struct{} // closed once this run has read it
+	other   chan struct{} // the other run's arrived
+	delay   time.Duration
+	once    sync.Once
+}
+
+func (r *raceRunner) Sudo(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
+	out, err := r.Runner.Sudo(ctx, cmd, opts...)
+	if strings.Contains(out, r.stale) {
+		r.once.Do(func() {
+			close(r.arrived)
+			select {
+			case <-r.other:
+			case <-time.After(10 * time.Second):
+			}
+			time.Sleep(r.delay)
+		})
+	}
+	return out, err
+}
+
+// racers are two runs, ids a and b, over the one host of s, b going on
+// delay after both have read the stale lock.
+func racers(s *node.Fleet, h host.Runner, stale string, delay time.Duration) [2]*node.Fleet {
+	arrived := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	var out [2]*node.Fleet
+	for i, id := range []string{"run-a", "run-b"} {
+		o := s.Options
+		o.InstanceID = id
+		f := node.New(s.Cluster, s.Distro, o, s.Log)
+		f.Hosts[0].Conn = &raceRunner{Runner: h, stale: stale, arrived: arrived[i], other: arrived[1-i], delay: delay * time.Duration(i)}
+		out[i] = f
+	}
+	return out
+}
+
+// TestLockTakeoverRaceHasOneWinner: two runs that read the same stale
+// lock both try to take it over; exactly one holds it after, and the other
+// finds that one's live lock and stops naming it. At once, the takeovers
+// meet on the host; with b a little later, a's new lock is already there
+// when b acts on what it read.
+func TestLockTakeoverRaceHasOneWinner(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
+	for name, delay := range map[string]time.Duration{"at once": 0, "b later": 300 * time.Millisecond} {
+		t.Run(name, func(t *testing.T) {
+			s, runners := k3sTestState(t)
+			r := runners["c1"]
+			ctx := context.Background()
+			r.write(t, LockPath, "dead-1")
+			old := time.Now().Add(-2 * lockStaleAfter)
+			require.NoError(t, os.Chtimes(r.path(LockPath), old, old))
+
+			runs := racers(s, r, "dead-1", delay)
+			var locks [2]*AcquireLock
+			var errs [2]error
+			var wg sync.WaitGroup
+			for i, f := range runs {
+				locks[i] = &AcquireLock{Wait: 2 * time.Second}
+				require.NoError(t, prepare(ctx, locks[i], f))
+				wg.Go(func() { errs[i] = locks[i].Run(ctx) })
+			}
+			wg.Wait()
+
+			var winners []string
+			for i, err := range errs {
+				if err == nil {
+					winners = append(winners, runs[i].Options.InstanceID)
+					defer func() { require.NoError(t, locks[i].Release(ctx)) }()
+				}
+			}
+			require.Len(t, winners, 1, "exactly one run takes the stale lock (errors: %v)", errs)
+			assert.Equal(t, winners[0], r.read(t, LockPath), "the lock is the winner's")
+			for _, err := range errs {
+				if err != nil {
+					assert.ErrorContains(t, err, "another cargoship ("+winners[0]+") holds "+LockPath, "the loser waits for the winner's live lock")
+				}
+			}
+		})
+	}
+}
