@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
@@ -29,14 +30,17 @@ const (
 // AcquireLock takes an exclusive lock on every host so two cargoships never
 // change one fleet at once. It waits for a live holder up to the lock wait,
 // takes over a stale lock, and then keeps its locks fresh until released.
+// A run whose lock is lost on any host stops before its next change
+// (lockGuarded).
 type AcquireLock struct {
 	base
-	Wait    time.Duration // how long to wait for a live holder
-	stale   time.Duration // the age from which a lock's holder is taken as dead
-	mu      sync.Mutex
-	held    node.Hosts
-	stop    context.CancelFunc
-	stopped chan struct{}
+	Wait       time.Duration // how long to wait for a live holder
+	stale      time.Duration // the age from which a lock's holder is taken as dead
+	mu         sync.Mutex
+	held       []*lockHold
+	lost       atomic.Pointer[LockLostError] // the first lock lost
+	stop       context.CancelFunc            // ends the refresh loops
+	refreshing sync.WaitGroup
 }
 
 // Title implements Phase.
@@ -88,15 +92,21 @@ func (p *AcquireLock) Plan(ctx context.Context) ([]node.Change, error) {
 	return nil, err
 }
 
-// Run implements Phase.
+// Run implements Phase. Once every lock is taken, each host's connection
+// goes behind the guard and each lock gets its refresh loop.
 func (p *AcquireLock) Run(ctx context.Context) error {
 	s := p.state
+	p.letGo() // a Run again without a release takes the locks afresh
+	p.lost.Store(nil)
 	err := s.Hosts.Parallel(ctx, s.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		if err := p.acquire(ctx, h); err != nil {
+		won, err := p.acquire(ctx, h)
+		if err != nil {
 			return err
 		}
+		k := &lockHold{h: h, conn: h.Conn}
+		k.confirm(won)
 		p.mu.Lock()
-		p.held = append(p.held, h)
+		p.held = append(p.held, k)
 		p.mu.Unlock()
 		return nil
 	})
@@ -107,22 +117,28 @@ func (p *AcquireLock) Run(ctx context.Context) error {
 		return err
 	}
 	refreshCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.stop, p.stopped = cancel, make(chan struct{})
-	go p.refresh(refreshCtx)
+	p.stop = cancel
+	for _, k := range p.held {
+		k.h.Conn = guardConn(p, k)
+		p.refreshing.Go(func() { p.refresh(refreshCtx, k) })
+	}
 	return nil
 }
 
 // acquire creates the lock file only if it is absent (noclobber opens with
-// O_EXCL), waiting out a live holder and taking over a stale lock.
-func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
+// O_EXCL), waiting out a live holder and taking over a stale lock. It
+// returns when the step that gave this run the lock was sent.
+func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) (time.Time, error) {
 	id := p.state.Options.InstanceID
 	create := host.Script(lockCreateScript, LockPath, id)
 	start := time.Now()
+	var won time.Time
 	var held error // the last live holder seen
 	take := func(ctx context.Context) error {
 		// The lock can change under us (removed, or stale and taken
 		// over): try again at once, a few times, before waiting.
 		for range 3 {
+			won = time.Now()
 			_, err := h.Conn.Sudo(ctx, create)
 			if err == nil {
 				return nil
@@ -145,6 +161,7 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 			case age < 0:
 				continue // removed between our create and read
 			case age >= p.staleAfter():
+				won = time.Now()
 				taken, err := p.takeOverLogged(ctx, h, holder, age)
 				switch {
 				case err != nil && ctx.Err() != nil:
@@ -171,11 +188,11 @@ func (p *AcquireLock) acquire(ctx context.Context, h *node.Host) error {
 	// the user needs to know.
 	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		if held != nil {
-			return &retry.ExhaustedError{Err: held}
+			return won, &retry.ExhaustedError{Err: held}
 		}
-		return fmt.Errorf("lock %s: the lock wait (%s) ran out before the host answered: %w", LockPath, p.Wait, err)
+		return won, fmt.Errorf("lock %s: the lock wait (%s) ran out before the host answered: %w", LockPath, p.Wait, err)
 	}
-	return err
+	return won, err
 }
 
 // lockPollEvery is the pause between attempts: lockRetryEvery, or less
@@ -207,42 +224,46 @@ func readLock(ctx context.Context, h *node.Host) (string, time.Duration, error) 
 	return rest, time.Duration(secs) * time.Second, nil
 }
 
-// refresh touches every held lock until released.
-func (p *AcquireLock) refresh(ctx context.Context) {
-	defer close(p.stopped)
-	t := time.NewTicker(p.staleAfter() / 2)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = p.held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-				if _, err := h.Conn.Sudo(ctx, host.Script(lockTouchScript, LockPath)); err != nil {
-					p.state.Logger().Warn("refreshing lock failed", "host", h.String(), "error", err)
-				}
-				return nil
-			})
-		}
-	}
-}
-
-// Release stops refreshing and removes the locks this run holds (only if
-// they still carry this run's id).
-func (p *AcquireLock) Release(ctx context.Context) error {
+// letGo stops the refresh loops, hands every held host its own connection
+// back and returns what was held.
+func (p *AcquireLock) letGo() []*lockHold {
 	if p.stop != nil {
 		p.stop()
-		<-p.stopped
+		p.refreshing.Wait()
 		p.stop = nil
 	}
 	p.mu.Lock()
 	held := p.held
 	p.held = nil
 	p.mu.Unlock()
-	return held.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
-		_, err := h.Conn.Sudo(ctx, host.Script(lockReleaseScript, LockPath, p.state.Options.InstanceID))
+	for _, k := range held {
+		k.released.Store(true)
+		if guardOf(k.h.Conn) == k {
+			k.h.Conn = k.conn
+		}
+	}
+	return held
+}
+
+// Release stops refreshing and removes the locks this run holds (only if
+// they still carry this run's id). A run that lost a lock fails here at
+// the latest, whatever its phases made of the refused commands.
+func (p *AcquireLock) Release(ctx context.Context) error {
+	held := p.letGo()
+	if len(held) == 0 {
+		return nil
+	}
+	hosts := make(node.Hosts, 0, len(held))
+	conns := make(map[*node.Host]host.Runner, len(held))
+	for _, k := range held {
+		hosts = append(hosts, k.h)
+		conns[k.h] = k.conn
+	}
+	err := hosts.Parallel(ctx, p.state.Options.Concurrency, func(ctx context.Context, h *node.Host) error {
+		_, err := conns[h].Sudo(ctx, host.Script(lockReleaseScript, LockPath, p.state.Options.InstanceID))
 		return err
 	})
+	return errors.Join(p.lostErr(), err)
 }
 
 // CleanUp releases the locks when a later phase fails or the run is

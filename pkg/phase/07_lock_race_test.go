@@ -103,3 +103,50 @@ func TestLockTakeoverRaceHasOneWinner(t *testing.T) {
 		})
 	}
 }
+
+// TestLockHolderWhoseLockWasTakenStops: a run whose lock another run took
+// over (it went stale while this run was cut off) never touches the new
+// holder's lock, and its next command on any host fails naming the host
+// and the new holder; its release leaves that lock alone and fails too.
+func TestLockHolderWhoseLockWasTakenStops(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
+	s, runners := k3sTestState(t, "w1")
+	s.Options.InstanceID = "me-1"
+	s.Options.LookupEnv = func(k string) (string, bool) {
+		if k == LockStaleEnv {
+			return "4s", true
+		}
+		return "", false
+	}
+	ctx := context.Background()
+	l := &AcquireLock{}
+	require.NoError(t, prepare(ctx, l, s))
+	require.NoError(t, l.Run(ctx))
+
+	w1 := runners["w1"]
+	w1.write(t, LockPath, "other-9") // taken over while we were away
+	old := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(w1.path(LockPath), old, old))
+
+	var err error
+	assert.Eventually(t, func() bool {
+		_, err = s.Hosts[0].Conn.Sudo(ctx, "true") // c1: the run stops everywhere
+		return err != nil
+	}, 4*time.Second, 50*time.Millisecond, "the run's next command fails once the refresh finds the lock taken")
+	require.Error(t, err)
+	require.ErrorContains(t, err, "w1")
+	require.ErrorContains(t, err, "another cargoship (other-9) holds "+LockPath)
+	fi, serr := os.Stat(w1.path(LockPath))
+	require.NoError(t, serr)
+	assert.True(t, fi.ModTime().Equal(old), "the refresh never touches another run's lock")
+
+	var lost *LockLostError
+	relErr := l.Release(ctx)
+	require.ErrorAs(t, relErr, &lost, "the release says the lock was lost")
+	assert.Equal(t, "w1", lost.Host)
+	assert.Equal(t, "other-9", w1.read(t, LockPath), "the new holder's lock is left alone")
+	_, serr = os.Stat(runners["c1"].path(LockPath))
+	require.ErrorIs(t, serr, os.ErrNotExist, "the lock still ours is released")
+	_, err = s.Hosts[0].Conn.Sudo(ctx, "true")
+	require.NoError(t, err, "released, the connection is the run's own again")
+}

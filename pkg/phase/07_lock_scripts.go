@@ -76,11 +76,26 @@ c=$(head -c 256 -- "$f" 2>/dev/null) || { echo absent; exit 0; }
 echo "$(( $(date +%s) - m ))"
 printf '%s' "$c"`
 
-// lockTouchScript refreshes a lock that is still a regular file.
-const lockTouchScript = `[ -L "$1" ] || [ ! -f "$1" ] || touch -c -- "$1"`
+// lockHeldScript opens the lock's directory under the flock for a
+// holder's step, and leaves (printing "absent") when it is gone: /run
+// emptied by a boot, or the directory removed.
+const lockHeldScript = `f=$1
+d=$(dirname -- "$f")
+if [ -L "$d" ] || [ ! -d "$d" ]; then echo absent; exit 0; fi
+` + lockSerialize
+
+// lockTouchScript touches the lock only while it holds this run's id
+// "$2", and prints "ours"; otherwise "absent", "refused" (a link or a
+// special file, never read), or "held" and at most 256 bytes of what the
+// lock holds now.
+const lockTouchScript = lockHeldScript + `if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then echo refused; exit 0; fi
+c=$(head -c 256 -- "$f" 2>/dev/null) || { echo absent; exit 0; }
+if [ "$c" = "$2" ]; then touch -c -- "$f" && echo ours; exit; fi
+echo held
+printf '%s' "$c"`
 
 // lockReleaseScript removes the lock only where it still holds "$2".
-const lockReleaseScript = `if [ -f "$1" ] && [ ! -L "$1" ] && [ "$(head -c 256 -- "$1")" = "$2" ]; then rm -f -- "$1"; fi; true`
+const lockReleaseScript = lockHeldScript + `if [ -f "$f" ] && [ ! -L "$f" ] && [ "$(head -c 256 -- "$f")" = "$2" ]; then rm -f -- "$f"; fi; true`
 
 // runID is the form of a run's id in a lock ("host-pid"): anything else
 // read from a lock is shown as unreadableHolder, never echoed.
