@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,9 @@ type Placement struct {
 	Size     int64
 	Symlinks []string
 	Open     func() (io.ReadCloser, error)
+	// Keep leaves the file out of the placement record, so a reset
+	// leaves it on the host (an SELinux module's file, docs/reset.md).
+	Keep bool
 }
 
 // StagedFile is an executable uploaded beside its target and not yet moved
@@ -57,6 +61,8 @@ func (s *Fleet) EntryPlacement(e pkgfile.Entry, target string) Placement {
 		Name: e.Name, Target: target, Staged: e.Executable,
 		Mode: e.Mode.Perm(), Owner: owner, SHA256: e.SHA256, Size: e.Size, Symlinks: e.Symlinks,
 		Open: func() (io.ReadCloser, error) { return s.Package.OpenEntry(e.Name) },
+		// a module's file stays with the module it installed
+		Keep: e.Kind == pkgfile.KindSELinux,
 	}
 }
 
@@ -185,11 +191,19 @@ func (s *Fleet) record(h *Host, phase string, pl Placement, p placed) {
 
 // PlaceAll places files on one host in order, queues staged ones, links
 // the rest, and reloads systemd when a unit file changed.
-func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []Placement) error {
+// What was placed goes in the host's placement record, also when a later
+// file fails: a reset removes only what the record lists.
+func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []Placement) (err error) {
 	// one batch for all of the host's files: a terminal keeps one bar
 	// for the host, and draws it to the end before the phase goes on
 	defer beginUploads(ctx, h)()
-	r := host.Prefetch(ctx, h.Conn, placeProbes(pls))
+	r := host.Prefetch(ctx, h.Conn, append(placeProbes(pls), recordProbes(pls)...))
+	var done []Placement
+	defer func() {
+		if rerr := recordPlaced(ctx, r, done); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
 	units := false
 	for _, pl := range pls {
 		p, err := s.place(ctx, h, r, pl)
@@ -198,12 +212,17 @@ func (s *Fleet) PlaceAll(ctx context.Context, h *Host, phaseTitle string, pls []
 		}
 		s.record(h, phaseTitle, pl, p)
 		if p.staged != nil {
+			// its links are made when it is installed, to this target
+			done = append(done, pl)
 			s.QueueStaged(h, *p.staged)
 			continue
 		}
 		if err := linkAll(ctx, r, pl.Target, pl.Symlinks); err != nil {
+			pl.Symlinks = nil
+			done = append(done, pl)
 			return err
 		}
+		done = append(done, pl)
 		units = units || p.uploaded && IsUnitFile(pl.Target)
 	}
 	if units {

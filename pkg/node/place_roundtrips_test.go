@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,9 +15,10 @@ import (
 
 // TestPlaceAllAsksAConvergedHostOnce places, on a host that already holds
 // them, an installed executable, one staged and not yet installed, and a
-// file with a link: PlaceAll asks once and changes nothing, as PlanAll
-// does in a dry run. A file whose mode is wrong is fixed as before. The
-// count is the host's own record of commands, through a real shell.
+// file with a link, and the placement record that lists them: PlaceAll
+// asks once and changes nothing, as PlanAll does in a dry run. A file
+// whose mode is wrong is fixed as before. The count is the host's own
+// record of commands, through a real shell.
 func TestPlaceAllAsksAConvergedHostOnce(t *testing.T) {
 	r, root := hostRoot(t)
 	at := func(p string) string { return filepath.Join(root, p) }
@@ -37,6 +39,21 @@ func TestPlaceAllAsksAConvergedHostOnce(t *testing.T) {
 	// the link as the rewritten command sees it: pointing into root
 	require.NoError(t, os.Symlink(at(conf.Target), at("/etc/cargoship/a-link.conf")))
 	pls := []Placement{exe, waiting, conf}
+	// a converged host holds its placement record too
+	real := func(p string) string {
+		d, err := filepath.EvalSymlinks(at(p))
+		require.NoError(t, err)
+		return d
+	}
+	rec := placedRecord{Version: placedVersion}.merge([]placedEntry{
+		{Path: exe.Target, Kind: placedFile, SHA256: exe.SHA256, Dir: real("/usr/local/bin")},
+		{Path: waiting.Target, Kind: placedFile, SHA256: waiting.SHA256, Dir: real("/usr/local/bin")},
+		{Path: conf.Target, Kind: placedFile, SHA256: conf.SHA256, Dir: real("/etc/cargoship")},
+		{Path: conf.Symlinks[0], Kind: placedLink, Target: conf.Target, Dir: real("/etc/cargoship")},
+	})
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	put(PlacedRecord, data, 0o600)
 
 	h := &Host{Spec: &v1alpha1.Host{Hostname: "kw0"}, Conn: r}
 	s := &Fleet{Report: &Report{}}
@@ -60,5 +77,5 @@ func TestPlaceAllAsksAConvergedHostOnce(t *testing.T) {
 	st, err := os.Stat(at(conf.Target))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
-	assert.Len(t, r.Calls(), 2+4, "the batch, the fix, the link checked, the executable hashed")
+	assert.Len(t, r.Calls(), 2+5, "the batch, the fix, the link checked, the executable hashed, the record read")
 }
