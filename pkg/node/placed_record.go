@@ -66,6 +66,17 @@ func parsePlaced(data []byte) (placedRecord, error) {
 	return rec, nil
 }
 
+// readPlaced is a host's record through r; ok=false when it has none
+// (placed by a cargoship older than the record, or never).
+func readPlaced(ctx context.Context, r host.Runner) (rec placedRecord, ok bool, err error) {
+	data, ok, err := host.ReadFileIfExists(ctx, r, PlacedRecord)
+	if err != nil {
+		return rec, false, fmt.Errorf("reading the placement record: %w", err)
+	}
+	rec, err = parsePlaced(data)
+	return rec, ok, err
+}
+
 // maxEarlier is how many earlier hashes an entry keeps.
 const maxEarlier = 4
 
@@ -98,6 +109,9 @@ func earlier(sum string, old placedEntry) []string {
 	}
 	return out
 }
+
+// hashes are every hash a file of e may have: its own and its earlier.
+func (e placedEntry) hashes() []string { return append([]string{e.SHA256}, e.Earlier...) }
 
 // recordable says a path can go in the record and come back out of the
 // line protocols that read it: absolute, clean, one line, not a root.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
@@ -27,37 +26,51 @@ type Uninstall struct {
 	// Killall stops what the services leave running and unmounts what the
 	// engine mounted; it does nothing where the engine is not installed.
 	Killall string
-	// Paths are removed where present, directories with what they hold.
-	Paths []string
+	// Dirs are the engine's state directories and cargoship's own: what
+	// is mounted below them is unmounted first, then each is removed with
+	// what it holds on its own file system; one that is itself a mount
+	// point is emptied and stays mounted.
+	Dirs []string
+	// Files are the engine's own files (and keepalived's), removed where
+	// they are regular files or links, never directories.
+	Files []string
 	// Links are removed only where they are symbolic links.
 	Links []string
+	// Guessed are the paths cargoship may have placed, read only on a
+	// host with no placement record (placed by an older cargoship).
+	Guessed []string
 }
 
 // UninstallFor is everything a reset removes from h: the engine's own
-// files and directories, cargoship's directory, and placed, the targets
-// cargoship put on the host (with their staged and partial uploads).
-func (s *Fleet) UninstallFor(h *Host, placed []string) Uninstall {
+// files and directories, cargoship's directories, and what cargoship
+// placed: what h's placement record lists or, on a host without one,
+// guessed, the paths the package and the inventory name.
+func (s *Fleet) UninstallFor(h *Host, guessed []string) Uninstall {
 	rm := s.Engine.Removal()
 	u := Uninstall{
 		Units:   slices.Compact(slices.Sorted(slices.Values(append(s.Engine.Services(true), s.Engine.Services(false)...)))),
 		Killall: s.Engine.KillallCommand(),
+		Files:   slices.Clone(rm.Files),
 		Links:   rm.Links,
 	}
-	paths := append(append(append([]string{}, rm.Files...), rm.Dirs...), ConfigDir, StateDir)
 	if v := s.keepalivedVIP(); v != nil && h.IsController() {
 		// keepalived is cargoship's, configured by it: a controller that
 		// leaves must not keep announcing the cluster's address.
 		u.Units = append(u.Units, vip.Service)
-		paths = append(paths, vip.ConfigPath, vip.CheckScriptPath)
+		u.Files = append(u.Files, vip.ConfigPath, vip.CheckScriptPath)
 	}
-	for _, p := range append(rm.Files, placed...) {
-		paths = append(paths, p, StagedPath(p), p+host.PartSuffix)
-	}
-	for _, p := range slices.Compact(slices.Sorted(slices.Values(paths))) {
+	for _, p := range append(append([]string{}, rm.Dirs...), ConfigDir, StateDir) {
 		if !shared(p) {
-			u.Paths = append(u.Paths, p)
+			u.Dirs = append(u.Dirs, p)
 		}
 	}
+	u.Dirs = slices.Compact(slices.Sorted(slices.Values(u.Dirs)))
+	for _, p := range guessed {
+		if !shared(p) {
+			u.Guessed = append(u.Guessed, path.Clean(p))
+		}
+	}
+	u.Guessed = slices.Compact(slices.Sorted(slices.Values(u.Guessed)))
 	return u
 }
 
@@ -72,35 +85,68 @@ func shared(p string) bool {
 	return strings.Count(p, "/") < 2 // "/", "/etc", "/usr", "/var"...
 }
 
-// presentScript prints the position of each argument that exists: after
-// $1 (how many paths come first) the paths, present when they exist at
-// all, then the links, present only when they are links. It tests
-// existence, not regular files: a directory is present too.
-const presentScript = `n=$1; shift
-i=0
-for p in "$@"; do
-  i=$((i+1))
-  if [ "$i" -le "$n" ]; then
-    if [ -e "$p" ] || [ -L "$p" ]; then echo "$i"; fi
-  elif [ -L "$p" ]; then echo "$i"; fi
-done`
-
-// present lists which of u's paths and links exist on h.
-func (u Uninstall) present(ctx context.Context, r host.Runner) ([]string, error) {
-	all := append(append([]string{}, u.Paths...), u.Links...)
-	out, err := r.Sudo(ctx, host.Script(presentScript, append([]string{strconv.Itoa(len(u.Paths))}, all...)...))
-	if err != nil {
-		return nil, fmt.Errorf("looking for the engine's files: %w", err)
-	}
-	var have []string
-	for _, f := range strings.Fields(out) {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > len(all) {
-			return nil, fmt.Errorf("looking for the engine's files: unexpected output %q", out)
+// removals are u's paths that are not directories, for h as its record
+// says (rec, ok=false without one): the engine's files, their staged
+// copies and partial uploads, then what cargoship placed, then the
+// engine's links. A path is taken by its first rule: the engine's binary
+// is the engine's whoever placed it, and a kubectl cargoship placed as a
+// file goes as placed, not only were it a link.
+func (u Uninstall) removals(rec placedRecord, ok bool) []removal {
+	var all []removal
+	for _, p := range u.Files {
+		for _, q := range []string{p, StagedPath(p), p + host.PartSuffix} {
+			all = append(all, removal{kind: anyFile, path: q})
 		}
-		have = append(have, all[i-1])
 	}
-	return have, nil
+	if ok {
+		all = append(all, placedRemovals(rec)...)
+	} else {
+		all = append(all, guessedRemovals(u.Guessed)...)
+	}
+	for _, p := range u.Links {
+		all = append(all, removal{kind: placedLink, path: p, quiet: true})
+	}
+	seen := map[string]bool{}
+	var out []removal
+	for _, r := range all {
+		if !seen[r.path] && !u.inDirs(r.path) {
+			seen[r.path] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// inDirs says p goes with one of u's directories (an image archive in the
+// engine's data directory, a .deb in cargoship's): no rule of its own.
+func (u Uninstall) inDirs(p string) bool {
+	return slices.ContainsFunc(u.Dirs, func(d string) bool { return p == d || strings.HasPrefix(p, d+"/") })
+}
+
+// sweep goes through u's removals, as h's placement record says, then its
+// directories: do "plan" only reads what is there, "run" removes it.
+// noRecord says h has no record.
+func (u Uninstall) sweep(ctx context.Context, h *Host, do string) (files []removeResult, dirs []dirResult, noRecord bool, err error) {
+	rec, ok, err := readPlaced(ctx, h.Conn)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if files, err = runRemovals(ctx, h.Conn, do, u.removals(rec, ok)); err != nil {
+		return nil, nil, false, err
+	}
+	// the directories after the files: the record is in StateDir
+	if dirs, err = runDirs(ctx, h.Conn, do, u.Dirs); err != nil {
+		return nil, nil, false, err
+	}
+	return files, dirs, !ok && len(u.Guessed) > 0, nil
+}
+
+// mountedHere says why a directory is emptied rather than removed.
+const mountedHere = " (a file system is mounted there: it stays mounted, so its fstab line still finds it)"
+
+// noRecordNote says what a reset does on a host placed before the record.
+func noRecordNote(h *Host) string {
+	return fmt.Sprintf("%s: no placement record (%s; placed by an older cargoship): the package's and the inventory's paths are removed only where they are regular files or links in a directory that is no link, never directories", h, PlacedRecord)
 }
 
 // installedUnits lists u's units that exist on the host.
@@ -116,13 +162,14 @@ func (u Uninstall) installedUnits(ctx context.Context, r host.Runner) ([]string,
 	return out, nil
 }
 
-// PlanUninstall lists, reading only, what uninstalling would do on h.
+// PlanUninstall lists, reading only, what uninstalling would do on h;
+// what it would leave, and why, goes in the report's notes.
 func (s *Fleet) PlanUninstall(ctx context.Context, h *Host, u Uninstall) ([]Change, error) {
 	units, err := u.installedUnits(ctx, h.Conn)
 	if err != nil {
 		return nil, err
 	}
-	have, err := u.present(ctx, h.Conn)
+	files, dirs, noRecord, err := u.sweep(ctx, h, "plan")
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +177,27 @@ func (s *Fleet) PlanUninstall(ctx context.Context, h *Host, u Uninstall) ([]Chan
 	if err != nil {
 		return nil, err
 	}
+	var removes []Change
+	for _, d := range dirs {
+		switch d.status {
+		case "would":
+			removes = append(removes, Change{Host: h.String(), What: "remove " + d.dir})
+		case "wouldempty":
+			removes = append(removes, Change{Host: h.String(), What: "empty " + d.dir + mountedHere})
+		}
+	}
+	for _, f := range files {
+		if f.status == "would" {
+			removes = append(removes, Change{Host: h.String(), What: "remove " + f.path})
+		} else if why := f.why(); why != "" {
+			s.Report.Note("%s: would leave %s: %s", h, f.path, why)
+		}
+	}
+	if noRecord {
+		s.Report.Note("%s", noRecordNote(h))
+	}
 	var out []Change
-	if len(units) > 0 || len(have) > 0 || len(pkgs) > 0 {
+	if len(units) > 0 || len(removes) > 0 || len(pkgs) > 0 {
 		out = append(out, Change{Host: h.String(), What: "stop every " + s.Engine.Name() + " process and unmount what it mounted"})
 	}
 	for _, unit := range units {
@@ -140,14 +206,13 @@ func (s *Fleet) PlanUninstall(ctx context.Context, h *Host, u Uninstall) ([]Chan
 	for _, p := range pkgs {
 		out = append(out, Change{Host: h.String(), What: "remove package " + p + " (installed by cargoship)"})
 	}
-	for _, p := range have {
-		out = append(out, Change{Host: h.String(), What: "remove " + p})
-	}
-	return out, nil
+	return append(out, removes...), nil
 }
 
-// UninstallNode stops the engine on h and removes u's paths, then checks
-// that each is really gone: a path still present fails, named.
+// UninstallNode stops the engine on h and removes u's paths: what
+// cargoship placed only while it is what was placed, the directories
+// once nothing is mounted under them. A path rm could not remove, or a
+// directory still mounted, fails, named.
 func (s *Fleet) UninstallNode(ctx context.Context, h *Host, phaseTitle string, u Uninstall) error {
 	add := func(what string) { s.Report.Add(Change{Host: h.String(), Phase: phaseTitle, What: what}) }
 	units, err := u.installedUnits(ctx, h.Conn)
@@ -177,24 +242,41 @@ func (s *Fleet) UninstallNode(ctx context.Context, h *Host, phaseTitle string, u
 		}
 		add("removed package(s) " + strings.Join(pkgs, ", "))
 	}
-	have, err := u.present(ctx, h.Conn)
+	files, dirs, noRecord, err := u.sweep(ctx, h, "run")
 	if err != nil {
 		return err
 	}
-	if len(have) > 0 {
-		if _, err := h.Conn.Sudo(ctx, shell.Join(append([]string{"rm", "-rf", "--"}, have...)...)); err != nil {
-			return fmt.Errorf("removing the engine's files: %w", err)
+	if noRecord {
+		s.Report.Note("%s", noRecordNote(h))
+	}
+	var failed []string
+	for _, f := range files {
+		switch {
+		case f.status == "removed":
+			add("removed " + f.path)
+		case f.reason == "failed":
+			failed = append(failed, f.path)
+		case f.why() != "":
+			s.Report.Note("%s: left %s: %s", h, f.path, f.why())
 		}
 	}
-	left, err := u.present(ctx, h.Conn)
-	if err != nil {
-		return err
+	for _, d := range dirs {
+		for _, m := range d.mounts {
+			add("unmounted " + m + " (what it holds stays on its file system)")
+		}
+		switch {
+		case d.status == "removed":
+			add("removed " + d.dir)
+		case d.status == "emptied":
+			add("emptied " + d.dir + mountedHere)
+		case d.held != "":
+			failed = append(failed, fmt.Sprintf("%s (%s is still mounted there and could not be unmounted)", d.dir, d.held))
+		case d.status == "left":
+			failed = append(failed, d.dir)
+		}
 	}
-	if len(left) > 0 {
-		return fmt.Errorf("still present after removing: %s", strings.Join(left, ", "))
-	}
-	for _, p := range have {
-		add("removed " + p)
+	if len(failed) > 0 {
+		return fmt.Errorf("still present after removing: %s", strings.Join(failed, ", "))
 	}
 	s.mu.Lock()
 	h.EngineVersion, h.EngineRunning, h.JoinsThrough = "", false, ""

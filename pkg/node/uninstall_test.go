@@ -85,11 +85,13 @@ func TestUninstallForNeverListsASharedDirectory(t *testing.T) {
 	require.NoError(t, err)
 	s := &Fleet{Engine: eng}
 	u := s.UninstallFor(&Host{Spec: &v1alpha1.Host{}}, []string{"/usr/local/bin", "/etc", "/etc/rancher/node", "/usr/local/bin/helm"})
-	assert.NotContains(t, u.Paths, "/usr/local/bin")
-	assert.NotContains(t, u.Paths, "/etc")
-	assert.NotContains(t, u.Paths, "/etc/rancher/node")
-	assert.Contains(t, u.Paths, "/usr/local/bin/helm")
-	assert.Contains(t, u.Paths, "/usr/local/bin/.helm.cargoship-staged")
-	assert.Contains(t, u.Paths, "/etc/cargoship")
+	for _, p := range []string{"/usr/local/bin", "/etc", "/etc/rancher/node"} {
+		assert.NotContains(t, u.Dirs, p)
+		assert.NotContains(t, u.Guessed, p)
+	}
+	assert.Contains(t, u.Guessed, "/usr/local/bin/helm")
+	assert.Contains(t, u.Dirs, "/etc/cargoship")
+	assert.Contains(t, u.Dirs, "/var/lib/rancher/rke2")
+	assert.NotContains(t, u.Dirs, "/usr/local/bin/helm", "a placed path is never a directory to remove")
 	assert.Equal(t, []string{"rke2-agent", "rke2-server"}, u.Units)
 }
