@@ -303,8 +303,14 @@ func resetOneHost(t *testing.T, w *world, in *inspector, pkg *testPackage, targe
 	unit, paths := in.eng.Service(controller), in.eng.Paths()
 
 	if !run(t, "dry run", func(t *testing.T) {
+		// what apply placed is in the target's placement record, root's
+		// alone; a reset removes what it lists (docs/reset.md)
+		assert.Equal(t, "600 root", in.root(t, target, "stat -c '%a %U' "+node.PlacedRecord), "%s: the placement record", target)
 		before := fingerprints(t, in, hosts)
 		dry := runReset(t, w, pkg.Path, w.allPath, []string{target}, true)
+		for _, n := range dry.r.Notes() {
+			assert.NotContains(t, n, "would leave", "every file apply placed is still as placed, so the reset takes it")
+		}
 		for _, h := range hosts {
 			sameFingerprint(t, h, before[h], in.fingerprint(t, h), "a reset dry run changed a byte")
 		}
