@@ -12,6 +12,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/testtier"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 )
 
 // TestLockCutOffRunChecksBeforeItsNextCommand: a run whose refresh has
@@ -94,4 +95,29 @@ type sftpRunner struct{ host.Runner }
 
 func (sftpRunner) OpenSFTP(context.Context) (*host.SFTP, error) {
 	return nil, errors.New("opened a session")
+}
+
+// TestLockLostStopsAPollAtOnce: a phase that polls a host until it
+// answers (a node's readiness, for minutes) stops at the first refusal.
+func TestLockLostStopsAPollAtOnce(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
+	s, runners := k3sTestState(t)
+	s.Options.InstanceID = "me-1"
+	ctx := context.Background()
+	l := &AcquireLock{}
+	require.NoError(t, prepare(ctx, l, s))
+	require.NoError(t, l.Run(ctx))
+	defer func() { _ = l.Release(ctx) }()
+	runners["c1"].write(t, LockPath, "other-9")
+	guardOf(s.Hosts[0].Conn).confirm(time.Now().Add(-2 * time.Minute))
+
+	polls := 0
+	err := retry.Do(ctx, retry.Policy{Wait: 10 * time.Millisecond, Timeout: 5 * time.Second}, func(ctx context.Context) error {
+		polls++
+		_, err := s.Hosts[0].Conn.Sudo(ctx, "true")
+		return err
+	})
+	var lost *LockLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Equal(t, 1, polls, "no second poll")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/host"
 	"github.com/colonel-byte/cargoship/pkg/node"
+	"github.com/colonel-byte/cargoship/pkg/retry"
 )
 
 // lockHold is this run's lock on one host while the run holds it.
@@ -131,13 +132,15 @@ func (p *AcquireLock) overdue() time.Duration {
 // guard is what every command of the run on a held host goes through
 // before it is sent: it fails once any lock is lost, and checks the lock
 // on the host itself first when the refresh is late (the run was cut off
-// or stopped, so the lock may have gone stale and been taken).
+// or stopped, so the lock may have gone stale and been taken). A lost
+// lock is a permanent error, so a phase polling a host (a node's
+// readiness) stops at once instead of retrying until its own timeout.
 func (p *AcquireLock) guard(ctx context.Context, k *lockHold) error {
 	if k.released.Load() {
 		return nil
 	}
 	if err := p.lostErr(); err != nil {
-		return err
+		return retry.Permanent(err)
 	}
 	if k.since() < p.overdue() {
 		return nil
@@ -150,7 +153,7 @@ func (p *AcquireLock) guard(ctx context.Context, k *lockHold) error {
 	late := k.since()
 	if err := p.touch(ctx, k); err != nil {
 		if lost := p.lostErr(); lost != nil {
-			return lost
+			return retry.Permanent(lost)
 		}
 		return fmt.Errorf("%s: lock %s last found this run's %s ago and not confirmed since, so nothing more is changed there: %w", k.h, LockPath, late.Round(time.Second), err)
 	}
