@@ -121,3 +121,24 @@ func TestLockLostStopsAPollAtOnce(t *testing.T) {
 	require.ErrorAs(t, err, &lost)
 	assert.Equal(t, 1, polls, "no second poll")
 }
+
+// TestLockUnconfirmedRefusesTheCommand: when the late check cannot reach
+// the lock at all, the command is refused too: the lock may be another
+// run's by now.
+func TestLockUnconfirmedRefusesTheCommand(t *testing.T) {
+	testtier.Root(t, "the lock takes only a directory and file root owns, and the test hosts are this machine's file system")
+	s, runners := k3sTestState(t)
+	s.Options.InstanceID = "me-1"
+	ctx := context.Background()
+	l := &AcquireLock{}
+	require.NoError(t, prepare(ctx, l, s))
+	require.NoError(t, l.Run(ctx))
+	defer func() { require.NoError(t, l.Release(ctx)) }()
+	runners["c1"].Fail("touch -c", 255, "connection lost")
+	k := guardOf(s.Hosts[0].Conn)
+	k.confirm(time.Now().Add(-2 * time.Minute))
+	_, err := s.Hosts[0].Conn.Sudo(ctx, "true")
+	require.ErrorContains(t, err, "was last found this run's 2m0s ago and cannot be confirmed now")
+	require.ErrorContains(t, err, "connection lost")
+	assert.NotContains(t, runners["c1"].Commands(), "true", "the command was not sent")
+}

@@ -155,7 +155,8 @@ func (p *AcquireLock) guard(ctx context.Context, k *lockHold) error {
 		if lost := p.lostErr(); lost != nil {
 			return retry.Permanent(lost)
 		}
-		return fmt.Errorf("%s: lock %s last found this run's %s ago and not confirmed since, so nothing more is changed there: %w", k.h, LockPath, late.Round(time.Second), err)
+		// the host is named by whoever sent the command, as for any error of it
+		return fmt.Errorf("lock %s was last found this run's %s ago and cannot be confirmed now, so nothing more is changed on this host: %w", LockPath, late.Round(time.Second), err)
 	}
 	return nil
 }
