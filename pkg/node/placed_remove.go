@@ -35,13 +35,19 @@ const anyFile = "any"
 // file's own name: a directory swapped for a link afterwards is not
 // followed. rm has no -r: a directory is never removed from this list.
 const removeScript = `do=$1; shift
+nl='
+'
 while [ "$#" -ge 4 ]; do
   kind=$1 p=$2 want=$3 dir=$4; shift 4
   (
     cd -P -- "$(dirname -- "$p")" 2>/dev/null || { echo gone; exit 0; }
     b=./$(basename -- "$p")
     [ -e "$b" ] || [ -L "$b" ] || { echo gone; exit 0; }
-    if [ -n "$dir" ] && [ "$(pwd -P)" != "$dir" ]; then echo "left parent $(pwd -P)"; exit 0; fi
+    here=$(pwd -P)
+    if [ -n "$dir" ] && [ "$here" != "$dir" ]; then
+      case $here in *"$nl"*) here='(a name with a newline)' ;; esac
+      echo "left parent $here"; exit 0
+    fi
     case $kind in
     file)
       if [ -L "$b" ] || [ ! -f "$b" ]; then echo "left notfile"; exit 0; fi
