@@ -24,8 +24,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
-
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Peer is a receiving host as a sender reaches it.
@@ -253,38 +251,53 @@ func parsePeerProbe(out, user, address string) (Peer, error) {
 	return p, nil
 }
 
+// RelayGrantSuffix names the record a relay keeps beside its part file:
+// the transfer's id while the key may write, "revoked" afterwards. While
+// it exists the part is one a relay wrote (see Upload).
+const RelayGrantSuffix = ".grant"
+
 // Relay copies the file src on host from into the file part on host to,
 // through to's own sshd: nothing passes through this machine. to
 // authorizes a fresh key for this one transfer, usable from fromAddress
-// only (the address to sees from's connections come from) and only to
-// write part; from connects with it, checking to's host keys, and sends
-// src. The key is removed from to's authorized_keys afterwards, whatever
-// happened, and from keeps no copy of it. part is started afresh,
-// root's and 0600; Relay returns the bytes it holds at the end, which
-// the caller checks (Upload's finish does).
-func Relay(ctx context.Context, from Runner, fromAddress, src string, to Runner, toPeer Peer, part string) (int64, error) {
-	n, err := relay(ctx, from, fromAddress, src, to, toPeer, part)
+// only (the address to sees from's connections come from), until an
+// expiry-time, and only to write at most size bytes to part for a bounded
+// time (relayLife); from connects with it, checking to's host keys, and
+// sends src. The key is removed from to's authorized_keys afterwards,
+// whatever happened, and from keeps no copy of it. part is started
+// afresh, root's and 0600; Relay returns the bytes it holds at the end.
+//
+// The sender is trusted with the key while the grant lasts, and a sender
+// that is not to be trusted may keep a session open past the revoke and
+// write into part later. So part's bytes are not the file: Upload checks
+// and places a copy of them that no one else holds (finishScript), and
+// the grant record beside part stops every session the revoke did not.
+func Relay(ctx context.Context, from Runner, fromAddress, src string, to Runner, toPeer Peer, part string, size int64) (int64, error) {
+	n, err := relay(ctx, from, fromAddress, src, to, toPeer, part, size)
 	if err != nil {
 		return n, fmt.Errorf("relaying %s from %s to %s: %w", src, from, to, err)
 	}
 	return n, nil
 }
 
-func relay(ctx context.Context, from Runner, fromAddress, src string, to Runner, p Peer, part string) (int64, error) {
+func relay(ctx context.Context, from Runner, fromAddress, src string, to Runner, p Peer, part string, size int64) (int64, error) {
 	if err := checkRelay(fromAddress, src, p, part); err != nil {
 		return 0, err
+	}
+	if size < 0 {
+		return 0, fmt.Errorf("size %d is negative", size)
 	}
 	k, err := newRelayKey()
 	if err != nil {
 		return 0, err
 	}
-	line, err := authorizedLine(p, fromAddress, part, k.public, k.id)
+	life := relayLife(size)
+	line, err := authorizedLine(p, fromAddress, part, k.public, k.id, size, life)
 	if err != nil {
 		return 0, err
 	}
 	keep := relaysLive.add(k.id)
 	defer relaysLive.remove(k.id)
-	m, grantErr := grant(ctx, to, p, part, line, keep)
+	m, grantErr := grant(ctx, to, p, part, line, k.id, life, keep)
 	var sendErr error
 	if grantErr == nil {
 		sendErr = send(ctx, from, src, p, k)
@@ -355,15 +368,31 @@ func newRelayKey() (relayKey, error) {
 	}, nil
 }
 
+// relayLife bounds one transfer: ten minutes, and a minute more for every
+// 60 MiB (a floor of 1 MiB/s, which a fleet's own network beats by far).
+// The key's expiry-time and its forced command's timeout are both this.
+func relayLife(size int64) time.Duration {
+	return 10*time.Minute + time.Duration(size/(1<<20))*time.Second
+}
+
+// relayCommand is a transfer's forced command, run as root: it writes at
+// most $5 bytes of stdin to "$1", for at most $4 seconds, and only while
+// the grant record "$2" holds the transfer's id $3. The revoke voids the
+// record first: a second session the key opened, on a connection that
+// outlived its line in authorized_keys, finds it void and writes nothing.
+// It is one line: an authorized_keys line cannot carry a line break.
+const relayCommand = `[ "$(cat -- "$2" 2>/dev/null)" = "$3" ] || { echo "cargoship relay: the grant for $1 is void" >&2; exit 1; }; exec timeout -s KILL "$4" head -c "$5" > "$1"`
+
 // authorizedLine is the receiver's authorized_keys line for one transfer:
 // restrict (no pty, forwarding, agent, X11 or rc), usable from
-// fromAddress only, and a forced command that writes stdin to part as
-// root. sshd runs the command with the login shell's -c; the path is
-// quoted for sh, then the whole command for authorized_keys.
-func authorizedLine(p Peer, fromAddress, part, public, id string) (string, error) {
-	cmd := "exec cat > " + shell.Quote(part)
+// fromAddress only, and relayCommand as its forced command. sshd runs the
+// command with the login shell's -c; the arguments are quoted for sh, then
+// the whole command for authorized_keys. The grant adds the expiry-time,
+// which must be in the receiver's own clock and zone.
+func authorizedLine(p Peer, fromAddress, part, public, id string, size int64, life time.Duration) (string, error) {
+	cmd := "exec " + Script(relayCommand, part, part+RelayGrantSuffix, id, strconv.Itoa(int(life.Seconds())), strconv.FormatInt(size, 10))
 	if !p.Root {
-		cmd = "exec sudo -n -- " + Script(`exec cat > "$1"`, part)
+		cmd = "exec sudo -n -- " + strings.TrimPrefix(cmd, "exec ")
 	}
 	q, err := quoteKeysOption(cmd)
 	if err != nil {
@@ -414,133 +443,6 @@ func (l *liveSet) remove(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.ids, id)
-}
-
-// akEdit defines cs_akedit: rewrite "$ak" without the relay lines the
-// awk filter drops ($drop's alone when set, else any whose id is not in
-// $keep and was not granted at or after $cutoff, in Unix seconds: an id
-// without a time is old), then append "$add" when set. Every other byte stays: lines are
-// rejoined as they were, and a file that did not end in a newline still
-// does not (the added line then goes after a newline of its own, so that
-// removing it restores the file exactly). The new file is renamed into
-// place, with the old one's owner and mode, so sshd never reads half of
-// it; cs_aklock serializes edits where flock exists.
-const akEdit = `cs_aklock() {
-	if command -v flock >/dev/null 2>&1; then
-		exec 9<"$(dirname -- "$ak")"
-		flock -w 30 9 || { echo "$ak is locked by another edit" >&2; exit 1; }
-	fi
-}
-cs_akedit() {
-	cs_nl=1
-	[ -z "$(tail -c 1 -- "$ak")" ] || cs_nl=0
-	cs_t=$(mktemp -- "$ak.cargoship-XXXXXX")
-	trap 'rm -f -- "$cs_t"' EXIT
-	keep=${keep:-} drop=${drop:-} cutoff=${cutoff:-} nl=$cs_nl awk '
-	function young(m) {
-		if (ENVIRON["cutoff"] == "" || !match(m, /^[0-9]+-/)) return 0
-		return substr(m, 1, RLENGTH - 1) + 0 >= ENVIRON["cutoff"] + 0
-	}
-	{
-		m = ""
-		if ($NF ~ /^` + relayMarker + `/) m = substr($NF, 17)
-		if (m != "" && (ENVIRON["drop"] != "" ? m == ENVIRON["drop"] : index(" " ENVIRON["keep"] " ", " " m " ") == 0 && !young(m))) next
-		if (n++) printf "\n"
-		printf "%s", $0
-	}
-	END { if (n && ENVIRON["nl"] == 1) printf "\n" }' < "$ak" > "$cs_t"
-	if [ -n "${add:-}" ]; then
-		if [ -s "$cs_t" ] && [ "$cs_nl" = 0 ]; then printf '\n%s' "$add" >> "$cs_t"; else printf '%s\n' "$add" >> "$cs_t"; fi
-	fi
-	chown -- "$(stat -c %u:%g -- "$ak")" "$cs_t"
-	chmod -- "$(stat -c %a -- "$ak")" "$cs_t"
-	mv -f -- "$cs_t" "$ak"
-	p=$ak
-	` + restorecon + `
-}
-`
-
-// grantScript starts the part file empty, root's and private, makes sure
-// the authorized_keys file exists (owned by the user, 0600, in a 0700
-// directory when it has to be made), drops stale relay lines (granted
-// before $5 and not this process's) and adds the transfer's. It prints "made-file" and "made-dir" for what it
-// created, for the revoke to remove again.
-const grantScript = `set -e
-` + mkdirs + akEdit + `ak=$1 user=$2 part=$3 add=$4 cutoff=$5 drop=
-shift 5
-keep="$*"
-cs_mkdir "$(dirname -- "$part")"
-rm -f -- "$part"
-(umask 077 && : > "$part")
-chown 0:0 "$part"
-chmod 600 "$part"
-[ ! -L "$ak" ] || ak=$(readlink -f -- "$ak")
-d=$(dirname -- "$ak")
-if [ ! -d "$d" ]; then
-	cs_mkdir "$d" 700
-	chown -- "$user:$(id -g -- "$user")" "$d"
-	echo made-dir
-fi
-cs_aklock
-if [ ! -e "$ak" ]; then
-	(umask 077 && : > "$ak")
-	chown -- "$user:$(id -g -- "$user")" "$ak"
-	echo made-file
-fi
-cs_akedit`
-
-// relayMade is what a grant created, for its revoke to remove.
-type relayMade struct{ file, dir bool }
-
-func grant(ctx context.Context, to Runner, p Peer, part, line string, keep []string) (relayMade, error) {
-	cutoff := strconv.FormatInt(time.Now().Add(-relayStaleAfter).Unix(), 10)
-	args := append([]string{p.AuthorizedKeys, p.User, part, line, cutoff}, keep...)
-	out, err := to.Sudo(ctx, Script(grantScript, args...))
-	if err != nil {
-		return relayMade{}, hostError(ctx, to, "authorizing the relay key", err)
-	}
-	var m relayMade
-	for _, l := range strings.Fields(out) {
-		m.file = m.file || l == "made-file"
-		m.dir = m.dir || l == "made-dir"
-	}
-	return m, nil
-}
-
-// revokeScript removes the transfer's line (and the file and directory
-// the grant made, when they are empty again), removes a part file a
-// failed transfer left empty, and prints the bytes the part file holds.
-const revokeScript = `set -e
-` + akEdit + `ak=$1 part=$2 drop=$3 keep= add= cutoff=
-[ ! -L "$ak" ] || ak=$(readlink -f -- "$ak")
-if [ -f "$ak" ]; then
-	cs_aklock
-	cs_akedit
-	if [ "$4" = 1 ] && [ ! -s "$ak" ]; then
-		rm -f -- "$ak"
-		[ "$5" != 1 ] || rmdir -- "$(dirname -- "$ak")" 2>/dev/null || true
-	fi
-fi
-if [ "$6" != 1 ] && [ -f "$part" ] && [ ! -s "$part" ]; then rm -f -- "$part"; fi
-if [ -f "$part" ]; then stat -c %s -- "$part"; else echo 0; fi`
-
-func revoke(ctx context.Context, to Runner, p Peer, part, id string, m relayMade, ok bool) (int64, error) {
-	out, err := to.Sudo(ctx, Script(revokeScript, p.AuthorizedKeys, part, id, flag(m.file), flag(m.dir), flag(ok)))
-	if err != nil {
-		return 0, hostError(ctx, to, "removing the relay key", err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: unexpected size of %s: %q", to, part, out)
-	}
-	return n, nil
-}
-
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return ""
 }
 
 // sendScript writes the key and the receiver's host keys, which come on

@@ -8,18 +8,11 @@ import (
 )
 
 // relayLinesScript counts the relay lines in "$1" (and with $2 = remove,
-// drops every one of them) and prints the count. A missing file has none.
+// drops every one of them) and prints the count, through akScript as akAs
+// picks. A missing file has none.
 const relayLinesScript = `set -e
-` + akEdit + `ak=$1
-[ ! -L "$ak" ] || ak=$(readlink -f -- "$ak")
-[ -f "$ak" ] || { echo 0; exit 0; }
-n=$(awk '$NF ~ /^` + relayMarker + `/ { n++ } END { print n + 0 }' < "$ak")
-if [ "$2" = remove ] && [ "$n" -gt 0 ]; then
-	drop= keep= cutoff= add=
-	cs_aklock
-	cs_akedit
-fi
-echo "$n"`
+` + akAs + `ak=$1 user=$3
+if [ -e "$ak" ] || [ -L "$ak" ]; then cs_akas "$4" sh "$2" "$ak" "$user"; else echo 0; fi`
 
 // RelayLines counts the relay lines in p's authorized_keys file on r:
 // what a relay still under way holds, or what a killed run left behind.
@@ -31,7 +24,7 @@ func RelayLines(ctx context.Context, r Runner, p Peer, remove bool) (int, error)
 	if remove {
 		mode = "remove"
 	}
-	out, err := r.Sudo(ctx, Script(relayLinesScript, p.AuthorizedKeys, mode))
+	out, err := r.Sudo(ctx, Script(relayLinesScript, p.AuthorizedKeys, mode, p.User, akScript))
 	if err != nil {
 		return 0, hostError(ctx, r, "reading the relay keys in "+p.AuthorizedKeys, err)
 	}

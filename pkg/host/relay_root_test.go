@@ -9,8 +9,10 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"os"
+	osuser "os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -192,7 +194,7 @@ func TestRelay_Root(t *testing.T) {
 		t.Run(user, func(t *testing.T) {
 			to, p := f.relayPeer(t, user)
 			part := filepath.Join(t.TempDir(), `it's a "relay" $HOME \ dir`, "engine"+PartSuffix)
-			n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part)
+			n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part, size)
 			if err != nil || n != size {
 				t.Fatalf("Relay = %d, %v; want %d bytes", n, err, size)
 			}
@@ -206,7 +208,7 @@ func TestRelay_Root(t *testing.T) {
 
 			// a second relay into the same part starts it afresh
 			other, _ := testData(t, 1000)
-			if n, err := Relay(ctx, from, "127.0.0.1", other, to, p, part); err != nil || n != 1000 {
+			if n, err := Relay(ctx, from, "127.0.0.1", other, to, p, part, 1000); err != nil || n != 1000 {
 				t.Fatalf("second Relay = %d, %v", n, err)
 			}
 			sameFile(t, other, part)
@@ -236,7 +238,7 @@ func TestRelayDropsStaleLines_Root(t *testing.T) {
 				t.Fatal(err)
 			}
 			part := filepath.Join(t.TempDir(), "f"+PartSuffix)
-			if n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part); err != nil || n != 4096 {
+			if n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part, 4096); err != nil || n != 4096 {
 				t.Fatalf("Relay = %d, %v", n, err)
 			}
 			sameFile(t, src, part)
@@ -278,7 +280,7 @@ func TestRelayRefusals_Root(t *testing.T) {
 				tc.peer(&p)
 			}
 			part := filepath.Join(t.TempDir(), "f"+PartSuffix)
-			n, err := Relay(ctx, from, tc.fromAddress, src, to, p, part)
+			n, err := Relay(ctx, from, tc.fromAddress, src, to, p, part, 4096)
 			if err == nil || n != 0 || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), from.String()) {
 				t.Fatalf("Relay = %d, %v; want a failure saying %q", n, err, tc.want)
 			}
@@ -303,7 +305,7 @@ func TestRelayRemovesTheKeysFileItMade_Root(t *testing.T) {
 	src, _ := testData(t, 100)
 	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
 	to, p := f.relayPeer(t, userNoPW)
-	home := t.TempDir()
+	home := userHome(t, userNoPW)
 	p.AuthorizedKeys = filepath.Join(home, ".ssh", "authorized_keys")
 	closed, _ := freePort()
 	p.Port = closed
@@ -327,7 +329,7 @@ func TestRelayRemovesTheKeysFileItMade_Root(t *testing.T) {
 			}
 		}
 	}()
-	_, err := Relay(ctx, from, "127.0.0.1", src, to, p, filepath.Join(t.TempDir(), "f"))
+	_, err := Relay(ctx, from, "127.0.0.1", src, to, p, filepath.Join(t.TempDir(), "f"), 100)
 	close(stop)
 	if err == nil {
 		t.Fatal("a relay to a closed port succeeded")
@@ -371,7 +373,7 @@ func TestRelayRevokesOnCancel_Root(t *testing.T) {
 				}
 				cancel()
 			}()
-			n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part)
+			n, err := Relay(ctx, from, "127.0.0.1", src, to, p, part, 64<<20)
 			if err == nil || !strings.Contains(err.Error(), "context canceled") {
 				t.Fatalf("a cancelled relay: %d bytes, %v", n, err)
 			}
@@ -379,5 +381,77 @@ func TestRelayRevokesOnCancel_Root(t *testing.T) {
 			sameBytes(t, f.authorizedKeys(), before)
 			senderKeysGone(t, dirs)
 		})
+	}
+}
+
+// userHome is a home directory of user's, as homes are: the grant edits
+// what is in it as that user.
+func userHome(t *testing.T, user string) string {
+	t.Helper()
+	home := t.TempDir()
+	// t.TempDir's parent is root's 0700: let the user through
+	for _, d := range []string{filepath.Dir(home), home} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uid, gid := lookupIDs(t, user)
+	if err := os.Chown(home, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func lookupIDs(t *testing.T, name string) (int, int) {
+	t.Helper()
+	u, err := osuser.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return uid, gid
+}
+
+// TestRelayEditsAUsersKeysAsTheUser_Root (issue 39, item 4): a login
+// user's authorized_keys that is a link to a file only root may write is
+// edited with the user's rights, so the grant fails and the file it
+// points to is never touched; root used to follow the link and rewrite,
+// chown and chmod whatever it named.
+func TestRelayEditsAUsersKeysAsTheUser_Root(t *testing.T) {
+	t.Parallel()
+	f := sshd(t)
+	relayTurn(t)
+	src, _ := testData(t, 100)
+	from := connect(t, f.sshHost(userNoPW), f.opts(nil, nil))
+	to, p := f.relayPeer(t, userNoPW)
+	home := userHome(t, userNoPW)
+	uid, gid := lookupIDs(t, userNoPW)
+	ssh := filepath.Join(home, ".ssh")
+	if err := os.Mkdir(ssh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(ssh, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "root-only")
+	if err := os.WriteFile(target, []byte("root's own\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.AuthorizedKeys = filepath.Join(ssh, "authorized_keys")
+	if err := os.Symlink(target, p.AuthorizedKeys); err != nil {
+		t.Fatal(err)
+	}
+	closed, _ := freePort()
+	p.Port = closed
+	_, err := Relay(context.Background(), from, "127.0.0.1", src, to, p, filepath.Join(t.TempDir(), "f"), 100)
+	if err == nil || !strings.Contains(err.Error(), "authorizing the relay key") {
+		t.Fatalf("a relay through a link to root's file: %v; want the grant refused", err)
+	}
+	t.Logf("the error: %v", err)
+	sameBytes(t, target, []byte("root's own\n"))
+	fi, err := os.Stat(target)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("the link's target: %v, %v; want root's 0600 still", fi.Mode(), err)
 	}
 }

@@ -215,7 +215,7 @@ func TestAuthorizedLineSurvivesSSHDAndSh(t *testing.T) {
 		for _, name := range names {
 			dir := t.TempDir()
 			part := filepath.Join(dir, name)
-			line, err := authorizedLine(Peer{Root: root}, "10.1.2.3", part, k.public, k.id)
+			line, err := authorizedLine(Peer{Root: root}, "10.1.2.3", part, k.public, k.id, 64, time.Minute)
 			if err != nil {
 				t.Fatalf("authorizedLine(%q): %v", part, err)
 			}
@@ -233,20 +233,79 @@ func TestAuthorizedLineSurvivesSSHDAndSh(t *testing.T) {
 			if strings.Contains(command, "sudo") == root {
 				t.Errorf("root=%v, command %s", root, command)
 			}
-			cmd := exec.Command("/bin/sh", "-c", command)
-			cmd.Env = []string{"PATH=" + sudoDir + ":/usr/bin:/bin", "HOME=/nonexistent"}
-			cmd.Stdin = strings.NewReader("payload\x00\n")
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if err := os.WriteFile(part+RelayGrantSuffix, []byte(k.id+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := runForced(command, sudoDir, "payload\x00\n"); err != nil {
 				t.Fatalf("sh -c %s: %v: %s", command, err, out)
 			}
 			got, err := os.ReadFile(part)
 			if err != nil || string(got) != "payload\x00\n" {
 				t.Errorf("root=%v %q: read %q, %v", root, name, got, err)
 			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-				t.Errorf("root=%v %q: %d files made", root, name, len(entries))
+			if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+				t.Errorf("root=%v %q: %d files made; want the part and its grant record", root, name, len(entries))
 			}
 		}
+	}
+}
+
+// runForced runs a forced command through sh, as sshd does with the login
+// shell, with stdin.
+func runForced(command, sudoDir, stdin string) ([]byte, error) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Env = []string{"PATH=" + sudoDir + ":/usr/bin:/bin", "HOME=/nonexistent"}
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd.CombinedOutput()
+}
+
+// TestRelayCommandIsBounded: the forced command writes only while its
+// grant record holds the transfer's id, and no more than the file's size.
+// A sender that kept the key's connection open past the revoke can open
+// a session on it still; the revoke voids the record first, so that
+// session writes nothing.
+func TestRelayCommandIsBounded(t *testing.T) {
+	k, err := newRelayKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sudoDir := fakeSudo(t)
+	for _, root := range []bool{true, false} {
+		part := filepath.Join(t.TempDir(), "f"+PartSuffix)
+		line, err := authorizedLine(Peer{Root: root}, "10.1.2.3", part, k.public, k.id, 4, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, command, _, err := sshdReads(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, record := range map[string]string{"no record": "", "void record": "revoked\n", "another transfer's": "1765000000-abcdef\n"} {
+			if record != "" {
+				if err := os.WriteFile(part+RelayGrantSuffix, []byte(record), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := runForced(command, sudoDir, "EVIL")
+			if err == nil || !strings.Contains(string(out), "grant") {
+				t.Errorf("root=%v, %s: the command ran: %v: %s", root, name, err, out)
+			}
+			if _, err := os.Stat(part); !os.IsNotExist(err) {
+				t.Errorf("root=%v, %s: the part file was opened", root, name)
+			}
+		}
+		if err := os.WriteFile(part+RelayGrantSuffix, []byte(k.id+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := runForced(command, sudoDir, "12345678"); err != nil {
+			t.Fatalf("root=%v: %v: %s", root, err, out)
+		}
+		if got, _ := os.ReadFile(part); string(got) != "1234" {
+			t.Errorf("root=%v: the part holds %q; want the 4 bytes granted", root, got)
+		}
+	}
+	if life := relayLife(600 << 20); life != 20*time.Minute {
+		t.Errorf("a 600 MiB transfer may take %s; want 20m0s", life)
 	}
 }
 
@@ -278,7 +337,7 @@ func TestRelayRefusesUnsafeValues(t *testing.T) {
 			tc.peer(&p)
 		}
 		// the refusal comes before either host is asked anything
-		n, err := Relay(context.Background(), failRunner{t}, tc.from, "/src", failRunner{t}, p, tc.part)
+		n, err := Relay(context.Background(), failRunner{t}, tc.from, "/src", failRunner{t}, p, tc.part, 10)
 		if err == nil || n != 0 {
 			t.Errorf("%s: Relay = %d, %v; want a refusal", name, n, err)
 		}

@@ -97,19 +97,20 @@ const (
 )
 
 // ViaPeer offers fn the partial file to fill from another host (Relay)
-// before Upload sends from here. fn is asked after the skip check, once
-// the filesystem is known to have room, and not when a partial file
-// from an earlier run matches the source: resuming that from here sends
-// less. With no partial file the Source is then never opened. An error
-// from fn counts as PeerFailed.
-func ViaPeer(fn func(ctx context.Context, part string) (PeerOutcome, error)) UploadOption {
+// with size bytes before Upload sends from here. fn is asked after the
+// skip check, once the filesystem is known to have room for the file
+// twice over (a relayed file is checked and placed through a copy; see
+// finishScript), and not when a partial file from an earlier run matches
+// the source: resuming that from here sends less. With no partial file
+// the Source is then never opened. An error from fn counts as PeerFailed.
+func ViaPeer(fn func(ctx context.Context, part string, size int64) (PeerOutcome, error)) UploadOption {
 	return func(u *upload) { u.peer = fn }
 }
 
 type upload struct {
 	r          Runner
 	wrap       func(offset int64, r io.Reader) io.Reader
-	peer       func(ctx context.Context, part string) (PeerOutcome, error)
+	peer       func(ctx context.Context, part string, size int64) (PeerOutcome, error)
 	src        Source
 	size       int64
 	sum        string
@@ -121,7 +122,11 @@ type upload struct {
 	dstSum     string
 	partExists bool
 	partSize   int64
-	free       int64 // bytes free beside the partial file; -1 unknown
+	// partRelayed: a relay wrote the partial file (its grant record is
+	// beside it), and its sender may still hold it open.
+	partRelayed bool
+	dirOwner    string // "UID GID MODE" of the directory dst goes in
+	free        int64  // bytes free beside the partial file; -1 unknown
 }
 
 func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (UploadResult, error) {
@@ -131,12 +136,18 @@ func (u *upload) run(ctx context.Context, mode os.FileMode, owner string) (Uploa
 	if err := u.probe(ctx); err != nil {
 		return UploadResult{}, err
 	}
+	if err := u.checkDir(); err != nil {
+		return UploadResult{}, err
+	}
 	if u.dstExists && !u.dstInfo.IsRegular() {
 		return UploadResult{}, fmt.Errorf("is a %s, not a regular file", fileKind(u.dstInfo))
 	}
 	u.mode, u.owner = settle(u.dstInfo, u.dstExists, mode, owner)
 	if u.dstExists && u.dstSum == u.sum {
 		return UploadResult{Skipped: true}, u.fixInPlace(ctx)
+	}
+	if err := u.dropRelayedPart(ctx); err != nil {
+		return UploadResult{}, err
 	}
 	var res UploadResult
 	var in io.ReadCloser
@@ -183,7 +194,10 @@ func (u *upload) relay(ctx context.Context, res *UploadResult) (done bool, err e
 	if err := u.room(0); err != nil {
 		return false, err
 	}
-	outcome, err := u.peer(ctx, u.part)
+	if u.roomForCopy() != nil {
+		return false, nil // room to send it from here, not to check a relayed copy
+	}
+	outcome, err := u.peer(ctx, u.part, u.size)
 	if cerr := ctx.Err(); cerr != nil {
 		return false, errors.Join(err, cerr)
 	}
@@ -191,7 +205,7 @@ func (u *upload) relay(ctx context.Context, res *UploadResult) (done bool, err e
 	case err == nil && outcome == PeerDeclined:
 		return false, nil
 	case err == nil && outcome == PeerSent:
-		ferr := u.finish(ctx)
+		ferr := u.finishScript(ctx, true)
 		var ee *ExitError
 		if !errors.As(ferr, &ee) || ee.Code != mismatchCode {
 			res.Relayed = ferr == nil
@@ -202,7 +216,65 @@ func (u *upload) relay(ctx context.Context, res *UploadResult) (done bool, err e
 		err = errors.New("the relay failed")
 	}
 	res.PeerErr = err
-	return false, u.probe(ctx)
+	if err := u.probe(ctx); err != nil {
+		return false, err
+	}
+	return false, u.dropRelayedPart(ctx)
+}
+
+// dropRelayedPart removes a partial file a relay wrote, and its grant
+// record, before anything is sent from here: its sender may still hold it
+// open and write into it after the check, so it is never resumed, and
+// what is sent from here goes into a new file.
+func (u *upload) dropRelayedPart(ctx context.Context) error {
+	if !u.partRelayed {
+		return nil
+	}
+	if _, err := u.r.Sudo(ctx, Script(`rm -f -- "$1" "$1`+RelayGrantSuffix+`"`, u.part)); err != nil {
+		return err
+	}
+	u.partExists, u.partSize, u.partRelayed = false, 0, false
+	return nil
+}
+
+// roomForCopy is room for a relayed file: its partial file and the copy
+// that is checked and placed, side by side for a moment.
+func (u *upload) roomForCopy() error {
+	if u.free < 0 {
+		return nil
+	}
+	have := u.free
+	if u.partExists {
+		have += u.partSize
+	}
+	if 2*u.size <= have {
+		return nil
+	}
+	return fmt.Errorf("no room for a relayed copy: %d bytes needed, %d free", 2*u.size, have)
+}
+
+// checkDir refuses a destination whose directory (or the nearest one that
+// exists, which the upload's directories would go in) anyone but root may
+// write: Upload works there as root, and such a user could plant a link
+// at the partial file's fixed name, or swap a file between the check and
+// the rename, and have root write, chown or chmod elsewhere. Such a
+// directory is no place for a file root installs anyway: its writers can
+// replace the file after it is placed.
+func (u *upload) checkDir() error {
+	if u.dirOwner == "" {
+		return nil // a host that answers another probe (a test double's)
+	}
+	f := strings.SplitN(u.dirOwner, " ", 4)
+	mode, err := strconv.ParseUint(f[min(2, len(f)-1)], 8, 32)
+	if len(f) != 4 || err != nil {
+		return fmt.Errorf("cannot tell who may write the directory it goes in: the host said %q", u.dirOwner)
+	}
+	uid, gid := f[0], f[1]
+	if uid == "0" && mode&0o002 == 0 && (mode&0o020 == 0 || gid == "0") {
+		return nil
+	}
+	return fmt.Errorf("%s (owner uid %s, group gid %s, mode %s) may be written by users other than root; cargoship writes files there as root and will not: make the directory root's and writable by root alone, or choose another destination",
+		f[3], uid, gid, f[2])
 }
 
 // room refuses, before a byte is written, a transfer the filesystem that
@@ -313,12 +385,17 @@ const freeProbe = `d=$(dirname -- "$1"); while [ ! -d "$d" ]; do d=$(dirname -- 
 printf 'free '; stat -f -c '%f %S' -- "$d" 2>/dev/null || echo`
 
 // uploadProbe reports the destination (stat, and sha256 when its size is
-// right), the partial file's size and the room beside it.
+// right), the partial file's size and whether a relay wrote it, the owner
+// and mode of the directory the file goes in (or the nearest one that
+// exists), and the room beside it.
 const uploadProbe = `if [ -e "$1" ] || [ -L "$1" ]; then
 	printf 'dst '; ` + statFormat + `"$1"
 	if [ -f "$1" ] && [ "$(stat -c %s -- "$1")" = "$3" ]; then printf 'sum '; sha256sum < "$1"; fi
 fi
 if [ -f "$2" ]; then printf 'part '; stat -c %s -- "$2"; fi
+if [ -e "$2` + RelayGrantSuffix + `" ]; then echo relayed; fi
+d=$(dirname -- "$1"); while [ ! -d "$d" ]; do d=$(dirname -- "$d"); done
+printf 'dir %s %s\n' "$(stat -L -c '%u %g %a' -- "$d")" "$d"
 set -- "$2"
 ` + freeProbe
 
@@ -344,7 +421,7 @@ func UploadProbeCommand(dst string, size int64) string {
 }
 
 func (u *upload) probe(ctx context.Context) error {
-	u.free, u.partExists, u.partSize = -1, false, 0
+	u.free, u.partExists, u.partSize, u.partRelayed, u.dirOwner = -1, false, 0, false, ""
 	out, err := u.r.Sudo(ctx, UploadProbeCommand(u.dst, u.size))
 	if err != nil {
 		return err
@@ -360,6 +437,10 @@ func (u *upload) probe(ctx context.Context) error {
 		case "part":
 			u.partExists = true
 			u.partSize, err = strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		case "relayed":
+			u.partRelayed = true
+		case "dir":
+			u.dirOwner = val
 		case "free":
 			if n, ok := parseFree(val); ok {
 				u.free = n
@@ -514,19 +595,30 @@ func (u *upload) sendCat(ctx context.Context, rest io.Reader, offset int64) erro
 
 // finishScript checks what arrived, then puts it in place, owner before
 // mode (chown clears a setuid bit), gives it a new mtime (see
-// freshMtime) and relabels it as WriteFile does.
+// freshMtime) and relabels it as WriteFile does. With $6 = 1 a relay
+// wrote the partial file, and its sender may still hold it open: the
+// bytes checked and placed are then a copy in a new root-only file no
+// one else holds (a reflink where the filesystem has them), and the
+// partial file and its grant record go.
 const finishScript = `set -e
-` + durable + `got=$(sha256sum < "$1")
+` + durable + `f=$1
+if [ "$6" = 1 ]; then
+	f=$(mktemp -- "$2.cargoship-XXXXXX")
+	trap 'rm -f -- "$f"' EXIT
+	cp --reflink=auto -- "$1" "$f"
+	rm -f -- "$1" "$1` + RelayGrantSuffix + `"
+fi
+got=$(sha256sum < "$f")
 got=${got%% *}
 if [ "$got" != "$3" ]; then
-	rm -f -- "$1"
+	rm -f -- "$f"
 	echo "what arrived has sha256 $got, want $3; the partial file is removed, run again" >&2
 	exit 45 # mismatchCode
 fi
-[ -z "$5" ] || chown -- "$5" "$1"
-chmod "$4" "$1"
-cs_sync "$1"
-mv -f -- "$1" "$2"
+[ -z "$5" ] || chown -- "$5" "$f"
+chmod "$4" "$f"
+cs_sync "$f"
+mv -f -- "$f" "$2"
 ` + freshMtime + `
 cs_sync "$(dirname -- "$2")"
 p=$2
@@ -536,8 +628,10 @@ p=$2
 // out.
 const mismatchCode = 45
 
-func (u *upload) finish(ctx context.Context) error {
-	_, err := u.r.Sudo(ctx, Script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner))
+func (u *upload) finish(ctx context.Context) error { return u.finishScript(ctx, false) }
+
+func (u *upload) finishScript(ctx context.Context, relayed bool) error {
+	_, err := u.r.Sudo(ctx, Script(finishScript, u.part, u.dst, u.sum, chmodArg(u.mode), u.owner, flag(relayed)))
 	return err
 }
 

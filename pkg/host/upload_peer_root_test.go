@@ -29,7 +29,7 @@ type peerFn struct {
 }
 
 func (p *peerFn) opt() UploadOption {
-	return ViaPeer(func(ctx context.Context, part string) (PeerOutcome, error) {
+	return ViaPeer(func(ctx context.Context, part string, _ int64) (PeerOutcome, error) {
 		p.calls++
 		return p.fn(ctx, part)
 	})
@@ -51,7 +51,7 @@ func TestViaPeerSent_Root(t *testing.T) {
 	to, peer := f.relayPeer(t, "root")
 	dst := filepath.Join(t.TempDir(), "opt", "engine")
 	p := &peerFn{fn: func(ctx context.Context, part string) (PeerOutcome, error) {
-		if _, err := Relay(ctx, from, "127.0.0.1", src, to, peer, part); err != nil {
+		if _, err := Relay(ctx, from, "127.0.0.1", src, to, peer, part, size); err != nil {
 			return PeerFailed, err
 		}
 		return PeerSent, nil

@@ -363,7 +363,7 @@ func TestOpenSFTPAndFallback(t *testing.T) {
 func smallDisk(t *testing.T, size int) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(size)); err != nil {
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size="+strconv.Itoa(size)); err != nil {
 		t.Fatalf("mounting a tmpfs (needs root): %v", err)
 	}
 	t.Cleanup(func() {

@@ -204,7 +204,7 @@ type fanout struct {
 // when one is free, waits for one while this machine or a holder is busy
 // sending it, and sends it from here when nobody holds it.
 func (f *fanout) option() host.UploadOption {
-	return host.ViaPeer(func(ctx context.Context, part string) (host.PeerOutcome, error) {
+	return host.ViaPeer(func(ctx context.Context, part string, size int64) (host.PeerOutcome, error) {
 		// read this host's sshd while it waits its turn, not after
 		go func() { _, _ = f.r.peer(ctx, f.h) }()
 		t, err := f.r.wait(ctx, f.h, f.sum)
@@ -215,7 +215,7 @@ func (f *fanout) option() host.UploadOption {
 			f.fromHere = true
 			return host.PeerDeclined, nil
 		}
-		err = f.relay(ctx, t.holder, part)
+		err = f.relay(ctx, t.holder, part, size)
 		f.r.release(f.sum, t.holder.host, err == nil)
 		if err != nil {
 			f.failed = t.holder.host.String()
@@ -226,14 +226,14 @@ func (f *fanout) option() host.UploadOption {
 	})
 }
 
-func (f *fanout) relay(ctx context.Context, from relayHolder, part string) error {
+func (f *fanout) relay(ctx context.Context, from relayHolder, part string, size int64) error {
 	start := time.Now()
 	to, err := f.r.peer(ctx, f.h)
 	if err != nil {
 		return err
 	}
 	peerRead := time.Since(start)
-	n, err := host.Relay(ctx, from.host.Conn, from.host.Facts.PrivateAddress, from.path, f.h.Conn, to, part)
+	n, err := host.Relay(ctx, from.host.Conn, from.host.Facts.PrivateAddress, from.path, f.h.Conn, to, part, size)
 	// what a hop costs, for profiling fan-out (docs/bench.md, goal 5)
 	f.r.fleet.Logger().Debug("relay", "host", f.h.String(), "from", from.host.String(), "file", from.path,
 		"bytes", n, "peerRead", peerRead.Round(time.Millisecond).String(), "took", time.Since(start).Round(time.Millisecond).String(), "error", err)

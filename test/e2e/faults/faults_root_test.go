@@ -56,6 +56,7 @@ func TestFaults(t *testing.T) {
 		{"disk-full", diskFull},
 		{"power-off", powerOff},
 		{"two-applies", twoApplies},
+		{"hostile-relay", hostileRelay},
 	} {
 		began := time.Now()
 		ok := t.Run(f.name, func(t *testing.T) { f.run(t, w) })

@@ -36,6 +36,13 @@ const (
 	blobSize   = 24 << 20
 )
 
+// blobBytes is the blob: the same bytes every run.
+func blobBytes() []byte {
+	blob := make([]byte, blobSize)
+	_, _ = io.ReadFull(rand.NewChaCha8([32]byte{'f', 'a', 'u', 'l', 't', 's'}), blob)
+	return blob
+}
+
 // world is the fleet the faults act on and what the suite knows about it.
 type world struct {
 	prov      *container.Container
@@ -61,10 +68,8 @@ func setUp(t *testing.T) *world {
 	sw := e2eutil.SetUpSuite(t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, Image: container.ImageBase}, e2eutil.SuiteNeeds{
 		Binary: true,
 		Build: func() {
-			blob := make([]byte, blobSize)
-			_, _ = io.ReadFull(rand.NewChaCha8([32]byte{'f', 'a', 'u', 'l', 't', 's'}), blob)
 			w.pkg = e2eutil.BuildTestPackage(t, e2eutil.EngineVersion, e2eutil.EngineVersionBuilt,
-				e2eutil.PackageFile{Target: blobTarget, Perm: 0o644, Data: blob})
+				e2eutil.PackageFile{Target: blobTarget, Perm: 0o644, Data: blobBytes()})
 			w.readIndex(t)
 		},
 	})
