@@ -56,6 +56,7 @@ func TestFaults(t *testing.T) {
 		{"disk-full", diskFull},
 		{"power-off", powerOff},
 		{"two-applies", twoApplies},
+		{"lock-race", lockRace},
 		{"hostile-relay", hostileRelay},
 	} {
 		began := time.Now()
