@@ -44,6 +44,11 @@ func (r *raceRunner) Sudo(ctx context.Context, cmd string, opts ...host.RunOptio
 	return out, err
 }
 
+// raceWait is the racers' lock wait: the loser must find the winner's
+// live lock within it, each step a shell of its own on a machine that the
+// race detector and other suites load (2 s once ran out first).
+const raceWait = 5 * time.Second
+
 // racers are two runs, ids a and b, over the one host of s, b going on
 // delay after both have read the stale lock.
 func racers(s *node.Fleet, h host.Runner, stale string, delay time.Duration) [2]*node.Fleet {
@@ -80,7 +85,7 @@ func TestLockTakeoverRaceHasOneWinner(t *testing.T) {
 			var errs [2]error
 			var wg sync.WaitGroup
 			for i, f := range runs {
-				locks[i] = &AcquireLock{Wait: 2 * time.Second}
+				locks[i] = &AcquireLock{Wait: raceWait}
 				require.NoError(t, prepare(ctx, locks[i], f))
 				wg.Go(func() { errs[i] = locks[i].Run(ctx) })
 			}
@@ -132,7 +137,7 @@ func TestLockHolderWhoseLockWasTakenStops(t *testing.T) {
 	assert.Eventually(t, func() bool {
 		_, err = s.Hosts[0].Conn.Sudo(ctx, "true") // c1: the run stops everywhere
 		return err != nil
-	}, 4*time.Second, 50*time.Millisecond, "the run's next command fails once the refresh finds the lock taken")
+	}, 10*time.Second, 50*time.Millisecond, "the run's next command fails once the refresh finds the lock taken")
 	require.Error(t, err)
 	require.ErrorContains(t, err, "w1")
 	require.ErrorContains(t, err, "another cargoship (other-9) holds "+LockPath)

@@ -68,7 +68,7 @@ func takeoverRace(t *testing.T, w *world) {
 				Report:  &node.Report{},
 				Log:     log,
 			}
-			locks[i] = &phase.AcquireLock{Wait: 3 * time.Second}
+			locks[i] = &phase.AcquireLock{Wait: 5 * time.Second} // the loser's wait: room for a loaded host
 			phase.Bind(locks[i], f)
 			require.NoError(t, locks[i].Prepare(context.Background()))
 		}
