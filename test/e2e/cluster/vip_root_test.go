@@ -240,9 +240,14 @@ func TestKubeVIPIsDeployedAndItsWaitNamed(t *testing.T) {
 	assert.Contains(t, ds, "127.0.0.1", "kube-vip reaches the API on its own node")
 	for _, obj := range []string{
 		"serviceaccount/" + engine.KubeVIPServiceAccount,
-		"clusterrole.rbac.authorization.k8s.io/system:kube-vip-role",
-		"clusterrolebinding.rbac.authorization.k8s.io/system:kube-vip-binding",
+		"role.rbac.authorization.k8s.io/kube-vip",
+		"rolebinding.rbac.authorization.k8s.io/kube-vip",
 	} {
 		assert.Equal(t, obj, strings.TrimSpace(in.root(t, "kc0", in.eng.Kubectl("-n", engine.KubeVIPNamespace, "get", obj, "-o", "name"))), "kube-vip's %s is in the cluster", obj)
+	}
+	// its rights end at its own lease in kube-system (docs/security.md)
+	for _, kind := range []string{"clusterrole", "clusterrolebinding"} {
+		names := in.root(t, "kc0", in.eng.Kubectl("get", kind, "-o", "name"))
+		assert.NotContains(t, names, "kube-vip", "kube-vip has no %s", kind)
 	}
 }
