@@ -1,7 +1,6 @@
 package microvm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +21,6 @@ import (
 	"github.com/colonel-byte/cargoship/test/fleet"
 	"github.com/colonel-byte/cargoship/test/fleet/backend"
 )
-
-// labelBootTimeout bounds the boot that labels the image: about 2.5 min
-// under TCG on the CI machine (§5), so a hang is seen long before a test's
-// own timeout.
-const labelBootTimeout = 15 * time.Minute
 
 // imageBuilder builds one recipe's image into a temporary directory of
 // cacheDir, which is renamed to the recipe's directory when complete.
@@ -86,8 +80,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string { return strings.TrimSpace(string(t.b)) }
 
 // build makes the image: debootstrap, the packages, the configuration,
-// an ext4 image of the tree, the labelling boot and the reset of what that
-// boot left behind.
+// an ext4 image of the tree, and its SELinux labels, set offline.
 func (b *imageBuilder) build(ctx context.Context) error {
 	b.start = time.Now()
 	if err := os.MkdirAll(filepath.Join(b.cache, debsDir, "partial"), 0o755); err != nil {
@@ -119,11 +112,8 @@ func (b *imageBuilder) build(ctx context.Context) error {
 	if err := b.inChroot(ctx, b.installAndConfigure); err != nil {
 		return err
 	}
-	b.step("identity removed, labelling marked")
+	b.step("identity removed")
 	if err := b.removeGlobs(b.root(), b.recipe.Removed); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(b.root(), ".autorelabel"), nil, 0o644); err != nil {
 		return err
 	}
 	release, err := b.copyBoot()
@@ -141,18 +131,14 @@ func (b *imageBuilder) build(ctx context.Context) error {
 		return err
 	}
 
-	b.step("SELinux labelling boot")
+	b.step("SELinux labels (setfiles, offline)")
 	labelStart := time.Now()
-	if err := b.labelBoot(ctx, disk); err != nil {
+	if err := b.labelImage(ctx, disk); err != nil {
 		return err
 	}
 	labelTime := time.Since(labelStart)
-	b.log.Info(fmt.Sprintf("microvm image %s: labelling boot took %s", b.short(), fleet.Since(labelStart)))
-
-	b.step("verify labels, reset what the boot left")
-	if err := b.resetAfterBoot(ctx, disk); err != nil {
-		return err
-	}
+	b.log.Info(fmt.Sprintf("microvm image %s: labelling took %s", b.short(), fleet.Since(labelStart)))
+	b.step("e2fsck")
 	if err := b.runLogged(ctx, "e2fsck", "-fy", disk); err != nil {
 		return err
 	}
@@ -328,8 +314,9 @@ func (b *imageBuilder) installAndConfigure(ctx context.Context) error {
 			return err
 		}
 	}
-	// compiled.rules now, so the labelling boot labels it; fapolicyd's
-	// unit runs fagenrules again at each start, which leaves it as it is
+	// compiled.rules now, so it is in the image when it is labelled;
+	// fapolicyd's unit runs fagenrules again at each start, which leaves
+	// it as it is
 	return b.chroot(ctx, "fagenrules")
 }
 
@@ -397,111 +384,6 @@ func (b *imageBuilder) copyBoot() (string, error) {
 		}
 	}
 	return release, nil
-}
-
-// labelBoot boots the image once with enforcing=0: Debian's
-// selinux-autorelabel generator sees /.autorelabel, runs fixfiles restore
-// and reboots, and -no-reboot turns that reboot into qemu's exit.
-func (b *imageBuilder) labelBoot(ctx context.Context, disk string) error {
-	ctx, cancel := context.WithTimeout(ctx, labelBootTimeout)
-	defer cancel()
-	console := filepath.Join(b.tmp, "label-console.log")
-	r := b.recipe
-	args := []string{
-		"-machine", "q35", "-m", strconv.Itoa(r.LabelMemoryMiB), "-smp", strconv.Itoa(r.LabelCPUs),
-	}
-	if DetectAccel().Name == AccelKVM {
-		args = append(args, "-accel", "kvm", "-cpu", "host")
-	} else {
-		args = append(args, "-accel", "tcg,thread=multi", "-cpu", "max")
-	}
-	args = append(args,
-		"-kernel", filepath.Join(b.tmp, kernelFile), "-initrd", filepath.Join(b.tmp, initrdFile),
-		"-append", r.LabelCmdline,
-		"-drive", driveArg(disk, "raw", false),
-		"-display", "none", "-serial", "file:"+console, "-no-reboot", "-nic", "none",
-	)
-	err := b.runLogged(ctx, "qemu-system-x86_64", args...)
-	con, _ := os.ReadFile(console)
-	_, _ = fmt.Fprintf(b.logf, "\n--- labelling boot console ---\n%s\n--- end of console ---\n", con)
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("labelling boot did not finish in %s: %w", labelBootTimeout, err)
-		}
-		return fmt.Errorf("%w; console tail: %s", err, lastBytes(con, 3000))
-	}
-	if !bytes.Contains(con, []byte("Relabeling")) && !bytes.Contains(con, []byte("relabel")) {
-		return fmt.Errorf("labelling boot ended without relabelling; console tail: %s", lastBytes(con, 3000))
-	}
-	return nil
-}
-
-func lastBytes(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// labelChecks are files whose SELinux label after the labelling boot
-// proves it labelled the filesystem as the policy says.
-var labelChecks = map[string]string{
-	"usr/sbin/sshd":                     "sshd_exec_t",
-	"etc/shadow":                        "shadow_t",
-	"usr/lib/systemd/systemd":           "init_exec_t",
-	strings.TrimPrefix(seedScript, "/"): "bin_t",
-}
-
-// resetAfterBoot loop-mounts the labelled image, checks labels and that the
-// relabel finished, and removes or truncates what the boot created that is
-// one machine's own. Truncating keeps a file's inode and with it its label.
-func (b *imageBuilder) resetAfterBoot(ctx context.Context, disk string) (err error) {
-	m := b.mnt()
-	if err := os.MkdirAll(m, 0o755); err != nil {
-		return err
-	}
-	if err := b.runLogged(ctx, "mount", "-o", "loop", disk, m); err != nil {
-		return err
-	}
-	defer func() {
-		if e := b.runLogged(context.WithoutCancel(ctx), "umount", m); e != nil && err == nil {
-			err = e
-		}
-	}()
-	if _, err := os.Lstat(filepath.Join(m, ".autorelabel")); err == nil {
-		return errors.New("the labelling boot left /.autorelabel: the relabel did not finish")
-	}
-	for _, p := range slices.Sorted(maps.Keys(labelChecks)) {
-		label, err := selinuxLabel(filepath.Join(m, p))
-		if err != nil {
-			return fmt.Errorf("after the labelling boot: %w", err)
-		}
-		_, _ = fmt.Fprintf(b.logf, "label /%s %s\n", p, label)
-		if !strings.Contains(label, ":"+labelChecks[p]+":") {
-			return fmt.Errorf("after the labelling boot /%s is labelled %q, want type %s", p, label, labelChecks[p])
-		}
-	}
-	for _, p := range b.recipe.ResetTruncate {
-		f := filepath.Join(m, p)
-		if _, err := os.Lstat(f); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err := os.Truncate(f, 0); err != nil {
-			return err
-		}
-		_, _ = fmt.Fprintf(b.logf, "truncated /%s\n", p)
-	}
-	return b.removeGlobs(m, b.recipe.ResetRemove)
-}
-
-// selinuxLabel reads a file's security.selinux attribute.
-func selinuxLabel(path string) (string, error) {
-	buf := make([]byte, 256)
-	n, err := unix.Lgetxattr(path, "security.selinux", buf)
-	if err != nil {
-		return "", fmt.Errorf("%s: security.selinux: %w", path, err)
-	}
-	return strings.TrimRight(string(buf[:n]), "\x00"), nil
 }
 
 // removeStaleBuilds removes what killed builds left. The build lock is

@@ -14,7 +14,8 @@ import (
 // and recipe.key hashes every field, so a change to any of it makes the
 // cached image stale and it is rebuilt instead of silently reused. The
 // build steps in image_build.go are covered by Revision: bump it when they
-// change what the image holds.
+// change what the image holds (revision 2: labelled offline by setfiles,
+// no labelling boot).
 
 // recipe is what the built-in image is made of.
 type recipe struct {
@@ -33,21 +34,18 @@ type recipe struct {
 	Edits    []imageEdit
 	Enabled  []string // systemctl enable
 	Masked   []string // systemctl mask
-	Removed  []string // globs under the root: identity and caches, deleted before labelling
+	Removed  []string // globs under the root: identity and caches, deleted before mkfs
 	Fapolicy fapolicyRecipe
 	// Modules are CIL policy modules, by name, installed with semodule.
 	Modules map[string]string
 	// SizeBytes is the ext4 root filesystem's size.
 	SizeBytes int64
-	// Cmdline is what every guest boots with; LabelCmdline is the
-	// build-time boot that labels the filesystem (enforcing=0, so an
-	// unlabelled system can come up far enough to relabel itself).
-	Cmdline, LabelCmdline string
-	// LabelBoot is the qemu machine of the labelling boot.
-	LabelMemoryMiB, LabelCPUs int
-	// Reset are what the labelling boot creates that must not be in a
-	// shared image: truncated (keeping their SELinux label) or removed.
-	ResetTruncate, ResetRemove []string
+	// Cmdline is what every guest boots with.
+	Cmdline string
+	// FileContexts is the guest policy's file contexts (SELINUXTYPE
+	// default), by their path in the guest: the build labels the image
+	// with them, running the guest's setfiles offline (image_label.go).
+	FileContexts string
 }
 
 type imageEdit struct {
@@ -103,9 +101,7 @@ const GuestCmdline = "root=/dev/vda rw console=ttyS0 security=selinux selinux=1 
 // filesystem is writable and before anything that reads the identity it
 // writes (host keys, hostname, the fleet NIC's address) starts.
 // DefaultDependencies=no so it is not itself ordered after sysinit.target,
-// which it must precede; multi-user.target pulls it in, so the labelling
-// boot (selinux-autorelabel.target) does not wait for a seed volume it has
-// not got.
+// which it must precede; multi-user.target pulls it in.
 var seedUnitText = `[Unit]
 Description=cargoship: this guest's identity from its seed volume (once)
 DefaultDependencies=no
@@ -232,7 +228,7 @@ const firewalldCIL = `; cargoship: firewall-cmd's replies on Debian 12
 // builtinRecipe is the recipe of the image EnsureImage builds.
 func builtinRecipe() recipe {
 	return recipe{
-		Revision: "1",
+		Revision: "2",
 		Suite:    "bookworm",
 		Arch:     "amd64",
 		Variant:  "minbase",
@@ -303,16 +299,8 @@ func builtinRecipe() recipe {
 			containerDoubleModule: containerDoubleCIL,
 			firewalldModule:       firewalldCIL,
 		},
-		SizeBytes:      3 << 30,
-		Cmdline:        GuestCmdline,
-		LabelCmdline:   "root=/dev/vda rw console=ttyS0 security=selinux selinux=1 enforcing=0",
-		LabelMemoryMiB: 2048,
-		LabelCPUs:      2,
-		ResetTruncate:  []string{"etc/machine-id", "var/log/audit/audit.log"},
-		ResetRemove: []string{
-			"etc/ssh/ssh_host_*", "var/lib/cargoship-seed", "var/log/journal/*",
-			"var/lib/systemd/random-seed", "var/lib/systemd/credential.secret",
-			"etc/hostname", "var/lib/dbus/machine-id", ".autorelabel",
-		},
+		SizeBytes:    3 << 30,
+		Cmdline:      GuestCmdline,
+		FileContexts: "/etc/selinux/default/contexts/files/file_contexts",
 	}
 }
