@@ -123,8 +123,8 @@ var leftWhy = map[string]string{
 }
 
 // placedRemovals are the removals for what the record lists: a file and
-// its staged copy only with the recorded hash, its partial uploads where
-// they are files or links, a link only pointing where it was pointed;
+// its staged copy only with the recorded hash, what a broken upload left
+// beside them where it is a file or a link, a link only pointing where it was pointed;
 // each only in the directory it was placed in.
 func placedRemovals(rec placedRecord) []removal {
 	var out []removal
@@ -137,9 +137,10 @@ func placedRemovals(rec placedRecord) []removal {
 			staged, sums := StagedPath(e.Path), strings.Join(e.hashes(), " ")
 			out = append(out,
 				removal{kind: placedFile, path: e.Path, want: sums, dir: e.Dir},
-				removal{kind: placedFile, path: staged, want: sums, dir: e.Dir},
-				removal{kind: anyFile, path: e.Path + host.PartSuffix, dir: e.Dir},
-				removal{kind: anyFile, path: staged + host.PartSuffix, dir: e.Dir})
+				removal{kind: placedFile, path: staged, want: sums, dir: e.Dir})
+			for _, p := range leftovers(e.Path) {
+				out = append(out, removal{kind: anyFile, path: p, dir: e.Dir})
+			}
 		case placedLink:
 			out = append(out, removal{kind: placedLink, path: e.Path, want: e.Target, dir: e.Dir})
 		}
@@ -149,7 +150,7 @@ func placedRemovals(rec placedRecord) []removal {
 
 // guessedRemovals are the removals for a host with no record (placed by
 // an older cargoship): the paths the package and the inventory name,
-// their staged copies and partial uploads, each only where it is a
+// their staged copies and what broken uploads left, each only where it is a
 // regular file or a link and its directory resolves to itself.
 func guessedRemovals(paths []string) []removal {
 	var out []removal
@@ -158,9 +159,19 @@ func guessedRemovals(paths []string) []removal {
 		if !recordable(p) {
 			continue
 		}
-		for _, q := range []string{p, StagedPath(p), p + host.PartSuffix, StagedPath(p) + host.PartSuffix} {
+		for _, q := range append([]string{p, StagedPath(p)}, leftovers(p)...) {
 			out = append(out, removal{kind: anyFile, path: q, dir: path.Dir(p)})
 		}
+	}
+	return out
+}
+
+// leftovers are what a broken upload of p, or of its staged copy, leaves
+// beside it: the partial file, and a relay's grant record next to that.
+func leftovers(p string) []string {
+	var out []string
+	for _, q := range []string{p, StagedPath(p)} {
+		out = append(out, q+host.PartSuffix, q+host.PartSuffix+host.RelayGrantSuffix)
 	}
 	return out
 }

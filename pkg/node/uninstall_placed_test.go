@@ -192,3 +192,22 @@ func TestPlanUninstallNamesWhatItWouldLeave(t *testing.T) {
 	assert.True(t, noted(s, "kw0", "would leave", a.Target), "notes: %q", s.Report.Notes())
 	assert.True(t, exists(t, at(b.Target)), "planning changes nothing")
 }
+
+// TestResetRemovesWhatABrokenUploadLeft: the partial file of an upload
+// broken off beside a placed file, and a relay's grant record next to it,
+// go; a directory at that name stays.
+func TestResetRemovesWhatABrokenUploadLeft(t *testing.T) {
+	s, h, _, at := resetHost(t)
+	ctx := context.Background()
+	a := placementOf("files/a", "/opt/tools/a", []byte("a"))
+	b := placementOf("files/b", "/opt/tools/b", []byte("b"))
+	require.NoError(t, s.PlaceAll(ctx, h, "Upload files to hosts", []Placement{a, b}))
+	write(t, at(a.Target+".cargoship-part"), "half of a new a")
+	write(t, at(a.Target+".cargoship-part.grant"), "revoked")
+	write(t, at(b.Target+".cargoship-part/held"), "someone's")
+
+	reset(t, s, h)
+	assert.False(t, exists(t, at(a.Target+".cargoship-part")))
+	assert.False(t, exists(t, at(a.Target+".cargoship-part.grant")))
+	assert.True(t, exists(t, at(b.Target+".cargoship-part/held")), "a directory is never removed from the record")
+}
