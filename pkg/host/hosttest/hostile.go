@@ -36,7 +36,8 @@ type HostileSender struct {
 // kept connection and the session that writes later, and returns.
 const hostileStart = `set -e
 port=$1 user=$2 addr=$3 d=$4 payload=$5 delay=$6
-rm -rf -- "$d"; mkdir -m 700 -- "$d"
+umask 077
+rm -rf -- "$d"; mkdir -- "$d"
 IFS= read -r key
 printf '%s\n' "$key" | base64 -d > "$d/id"
 cat > /dev/null

@@ -28,11 +28,16 @@ const relayedTarget = "/var/lib/cargoship-faults/relayed"
 func hostileRelay(t *testing.T, w *world) {
 	ctx := context.Background()
 	sender, receiver := controller, worker
+	if _, held := w.in.Try(t, sender, host.Script(`test -f "$1"`, blobTarget)); !held {
+		// run alone (-run TestFaults/hostile-relay): the sender gets the blob
+		_, _, _, err := w.run(t, false, 0)
+		require.NoError(t, err, "the fresh fleet converges")
+	}
 	hs := &hosttest.HostileSender{Runner: w.in.Conn(t, sender), Payload: "EVIL", Delay: 4 * time.Second, Dir: "/root/cargoship-hostile"}
 	to := w.in.Conn(t, receiver)
 	t.Cleanup(func() {
 		_ = hs.Close(context.Background())
-		w.in.Root(t, receiver, host.Script(`rm -f -- "$1" "$1".cargoship-*`, relayedTarget))
+		w.in.Root(t, receiver, host.Script(`rm -f -- "$1" "$1".cargoship-* "$1.honest"`, relayedTarget))
 	})
 	toAddr := strings.Fields(w.in.Root(t, receiver, "hostname -I"))[0]
 	fromAddr := w.in.Root(t, sender, host.Script(`ip -4 -o route get "$1" | sed -n 's/.* src \([^ ]*\).*/\1/p'`, toAddr))
@@ -41,15 +46,32 @@ func hostileRelay(t *testing.T, w *world) {
 	require.NoError(t, err)
 
 	blob := blobBytes()
-	res, err := host.Upload(ctx, to, host.ReaderAtSource(bytes.NewReader(blob), blobSize), blobSize, w.blob, relayedTarget, 0o644, "",
-		host.ViaPeer(func(ctx context.Context, part string, size int64) (host.PeerOutcome, error) {
-			if _, err := host.Relay(ctx, hs, fromAddr, blobTarget, to, peer, part, size); err != nil {
-				return host.PeerFailed, err
-			}
-			return host.PeerSent, nil
-		}))
-	require.NoError(t, err, "the upload through a hostile sender")
+	upload := func(sender host.Runner, dst string) host.UploadResult {
+		res, err := host.Upload(ctx, to, host.ReaderAtSource(bytes.NewReader(blob), blobSize), blobSize, w.blob, dst, 0o644, "",
+			host.ViaPeer(func(ctx context.Context, part string, size int64) (host.PeerOutcome, error) {
+				if _, err := host.Relay(ctx, sender, fromAddr, blobTarget, to, peer, part, size); err != nil {
+					return host.PeerFailed, err
+				}
+				return host.PeerSent, nil
+			}))
+		require.NoError(t, err, "the upload to %s", dst)
+		return res
+	}
+	// the same relay from an honest sender works, so what follows is the
+	// hostile sender's doing
+	honest := upload(w.in.Conn(t, sender), relayedTarget+".honest")
+	require.True(t, honest.Relayed, "an honest relay from %s to %s: %v", sender, receiver, honest.PeerErr)
+	w.in.Root(t, receiver, host.Script(`rm -f -- "$1.honest"`, relayedTarget))
+
+	res := upload(hs, relayedTarget)
 	t.Logf("relayed: %v, sent from here: %d bytes, the relay's error: %v", res.Relayed, res.BytesSent, res.PeerErr)
+	if !res.Relayed {
+		// a relay that ran but whose bytes the hostile session spoilt
+		// before the check; any other failure means the test proved nothing
+		require.ErrorContains(t, res.PeerErr, "did not check out", "the relay itself must have worked")
+	}
+	assert.Contains(t, w.in.Root(t, sender, host.Script(`cat -- "$1/first.out" 2>/dev/null; ls -- "$1"`, hs.Dir)), "cm",
+		"the hostile sender's own connection was up")
 
 	// the hostile session writes from Delay after the key came for five
 	// seconds: wait it out, then look
