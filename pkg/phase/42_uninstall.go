@@ -9,8 +9,11 @@ import (
 
 // Uninstall takes the engine and what cargoship set up off every target:
 // the engine's services stopped and disabled and its own killall run, then
-// its files and directories, cargoship's own, and what cargoship placed,
-// each checked gone afterwards. Workers first, then controllers.
+// its files and directories (mounts below them first, one file system
+// only), cargoship's own, and what the host's placement record says
+// cargoship placed, while it is still that (docs/reference/behaviour.md,
+// Removing a host), each checked gone afterwards. Workers first, then
+// controllers.
 type Uninstall struct {
 	base
 	Reset *PlanReset
