@@ -188,7 +188,9 @@ func connectionCut(t *testing.T, w *world) {
 func diskFull(t *testing.T, w *world) {
 	dir := path.Dir(blobTarget)
 	mount := func(size string) {
-		w.in.Root(t, worker, "mount -t tmpfs -o size="+size+" cargoship-faults "+dir)
+		// mode 0755, as the directory it covers: a tmpfs is 1777 by default,
+		// and uploads refuse a directory others may write
+		w.in.Root(t, worker, "mount -t tmpfs -o mode=0755,size="+size+" cargoship-faults "+dir)
 	}
 	mount("16m")
 	mounted := true
