@@ -197,8 +197,8 @@ tier_package() {
 }
 
 # The VM fleet (docs/vm-fleet.md): the microvm backend's unit tests and
-# its image (TestImageRootBuild: built once, about 9 minutes cold on an
-# idle machine, 40 beside the other lanes loaded 20 deep; it boots
+# its image (TestImageRootBuild: built once, 15 minutes beside other
+# suites at a load of 17, most of it apt; it is labelled offline and boots
 # nothing), then the phase suite on two emulated guests with SELinux
 # enforcing and fapolicyd. Before the walk the suite checks its own guests
 # as TestImageRootBoot and TestFleetLifecycle_Root would check theirs (the

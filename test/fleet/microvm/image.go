@@ -62,8 +62,10 @@ func DefaultCacheDir() (string, error) {
 
 // EnsureImage returns the built-in image, building it under a lock
 // (cacheDir/build.lock) when it is missing or its recipe changed. A build
-// needs root (debootstrap, chroot, a loop mount) and, under TCG, about ten
-// minutes, most of it the boot that labels the filesystem for SELinux.
+// needs root (debootstrap, chroot, a loop mount) and boots nothing: most
+// of its time is apt, with selinux-policy-default building the policy
+// (five minutes idle, fifteen beside other suites); labelling the image
+// with setfiles takes seconds.
 func EnsureImage(ctx context.Context, cacheDir string, log *slog.Logger) (Image, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
