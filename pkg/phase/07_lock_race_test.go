@@ -3,7 +3,6 @@ package phase
 import (
 	"context"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,36 +12,9 @@ import (
 
 	"github.com/colonel-byte/cargoship/internal/testtier"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 	"github.com/colonel-byte/cargoship/pkg/node"
 )
-
-// raceRunner is one run's view of a host shared with another run. Once
-// it has read the stale lock it waits until the other run has read it
-// too, then lets delay pass: both runs judge the same lock stale before
-// either takes it over, which is the race of issue 39.
-type raceRunner struct {
-	host.Runner
-	stale   string        // the planted lock's holder
-	arrived chan struct{} // closed once this run has read it
-	other   chan struct{} // the other run's arrived
-	delay   time.Duration
-	once    sync.Once
-}
-
-func (r *raceRunner) Sudo(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
-	out, err := r.Runner.Sudo(ctx, cmd, opts...)
-	if strings.Contains(out, r.stale) {
-		r.once.Do(func() {
-			close(r.arrived)
-			select {
-			case <-r.other:
-			case <-time.After(10 * time.Second):
-			}
-			time.Sleep(r.delay)
-		})
-	}
-	return out, err
-}
 
 // raceWait is the racers' lock wait: the loser must find the winner's
 // live lock within it, each step a shell of its own on a machine that the
@@ -58,7 +30,7 @@ func racers(s *node.Fleet, h host.Runner, stale string, delay time.Duration) [2]
 		o := s.Options
 		o.InstanceID = id
 		f := node.New(s.Cluster, s.Distro, o, s.Log)
-		f.Hosts[0].Conn = &raceRunner{Runner: h, stale: stale, arrived: arrived[i], other: arrived[1-i], delay: delay * time.Duration(i)}
+		f.Hosts[0].Conn = &hosttest.RaceRunner{Runner: h, Stale: stale, Arrived: arrived[i], Other: arrived[1-i], Delay: delay * time.Duration(i), Wait: 10 * time.Second}
 		out[i] = f
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 	"github.com/colonel-byte/cargoship/pkg/node"
 	"github.com/colonel-byte/cargoship/pkg/phase"
 )
@@ -61,7 +61,7 @@ func takeoverRace(t *testing.T, w *world) {
 		for i, id := range ids {
 			log, book := recordingLogger(t)
 			books[i] = book
-			conn := &raceConn{Runner: w.connect(t, spec), stale: stale, arrived: arrived[i], other: arrived[1-i], delay: delay * time.Duration(i)}
+			conn := &hosttest.RaceRunner{Runner: w.connect(t, spec), Stale: stale, Arrived: arrived[i], Other: arrived[1-i], Delay: delay * time.Duration(i), Wait: 30 * time.Second}
 			f := &node.Fleet{
 				Hosts:   node.Hosts{&node.Host{Spec: &spec, Conn: conn}},
 				Options: node.Options{InstanceID: id, Concurrency: 1, LookupEnv: os.LookupEnv},
@@ -144,33 +144,6 @@ func holderStops(t *testing.T, w *world) {
 	_, _, _, err = w.run(t, false, 0)
 	require.NoError(t, err, "with the lock free again the rerun converges")
 	w.converged(t)
-}
-
-// raceConn is one racing run's connection. Once the run has read the
-// stale lock it waits until the other run has read it too, then lets
-// delay pass.
-type raceConn struct {
-	host.Runner
-	stale   string
-	arrived chan struct{} // closed once this run has read the stale lock
-	other   chan struct{} // the other run's arrived
-	delay   time.Duration
-	once    sync.Once
-}
-
-func (c *raceConn) Sudo(ctx context.Context, cmd string, opts ...host.RunOption) (string, error) {
-	out, err := c.Runner.Sudo(ctx, cmd, opts...)
-	if strings.Contains(out, c.stale) {
-		c.once.Do(func() {
-			close(c.arrived)
-			select {
-			case <-c.other:
-			case <-time.After(30 * time.Second):
-			}
-			time.Sleep(c.delay)
-		})
-	}
-	return out, err
 }
 
 // hostSpec is a host's entry in the fleet's inventory.
