@@ -67,9 +67,12 @@ func (s *Fleet) Kubectl(ctx context.Context, args ...string) (string, error) {
 	if h == nil {
 		return "", fmt.Errorf("no controller runs %s to drive kubectl through", s.Engine.Name())
 	}
-	out, err := h.Conn.Sudo(ctx, s.Engine.Kubectl(args...))
+	what := strings.Join(args, " ")
+	out, err := s.whileAPIAway(ctx, what, func(ctx context.Context) (string, error) {
+		return h.Conn.Sudo(ctx, s.Engine.Kubectl(args...))
+	})
 	if err != nil {
-		return "", fmt.Errorf("%s: kubectl %s: %w", h, strings.Join(args, " "), err)
+		return "", fmt.Errorf("%s: kubectl %s: %w", h, what, err)
 	}
 	return out, nil
 }
@@ -78,15 +81,23 @@ func (s *Fleet) Kubectl(ctx context.Context, args ...string) (string, error) {
 // of that name.
 func (s *Fleet) node(ctx context.Context, name string) (*Node, error) {
 	nodes, err := s.ClusterNodes(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return nodeNamed(nodes, name), err
+}
+
+// nodeOnce is node without the wait for an API server that is away: for
+// callers that poll themselves.
+func (s *Fleet) nodeOnce(ctx context.Context, name string) (*Node, error) {
+	nodes, err := s.listNodes(ctx)
+	return nodeNamed(nodes, name), err
+}
+
+func nodeNamed(nodes []Node, name string) *Node {
 	for i := range nodes {
 		if nodes[i].Name == name {
-			return &nodes[i], nil
+			return &nodes[i]
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // Node is what cargoship reads of a cluster node.
@@ -121,8 +132,20 @@ func (s *Fleet) KubectlHost() *Host {
 	return fallback
 }
 
-// ClusterNodes lists the cluster's nodes through a running controller.
+// ClusterNodes lists the cluster's nodes through a running controller,
+// waiting a while for an API server that is away (kubectl_retry.go).
 func (s *Fleet) ClusterNodes(ctx context.Context) ([]Node, error) {
+	var nodes []Node
+	_, err := s.whileAPIAway(ctx, "get nodes", func(ctx context.Context) (string, error) {
+		var err error
+		nodes, err = s.listNodes(ctx)
+		return "", err
+	})
+	return nodes, err
+}
+
+// listNodes lists the cluster's nodes once.
+func (s *Fleet) listNodes(ctx context.Context) ([]Node, error) {
 	h := s.KubectlHost()
 	if h == nil {
 		return nil, fmt.Errorf("no controller runs %s", s.Engine.Name())

@@ -49,7 +49,7 @@ func (s *Fleet) WaitRegistered(ctx context.Context, h *Host) error {
 func (s *Fleet) waitNode(ctx context.Context, h *Host, what string, ok func(*Node) error) error {
 	name := h.NodeName()
 	err := retry.Do(ctx, retry.Policy{Wait: readyPoll, Timeout: readyTimeout}, func(ctx context.Context) error {
-		n, err := s.node(ctx, name)
+		n, err := s.nodeOnce(ctx, name)
 		switch {
 		case err != nil:
 			return err
