@@ -58,6 +58,7 @@ run_tier() {
 # terminal; stops at the first that fails, as set -e did before.
 run_serial() {
   : >build/tiers.tsv
+  rm -f build/disk-least
   local start cpu0 t rc=0
   start=$(now)
   cpu0=$(machine_cpu)
@@ -66,6 +67,27 @@ run_serial() {
   done
   print_table "$start" "$cpu0"
   return "$rc"
+}
+
+# disk_free prints the free space, in MiB, of the filesystem the checkout
+# is on (build/, the fleets' hosts and the test binaries' temp files share
+# it with the caches on a machine like CI's).
+disk_free() { df -Pm . | awk 'NR == 2 { print $4 }'; }
+
+# watch_disk FILE: every 20 s, the least free space seen so far into FILE,
+# until killed. A run that fills the disk fails in odd places (a build's
+# cache write, a host's overlay); the table then says so.
+watch_disk() {
+  local least free
+  least=$(disk_free)
+  echo "$least" >"$1"
+  while sleep 20; do
+    free=$(disk_free)
+    if ((free < least)); then
+      least=$free
+      echo "$least" >"$1"
+    fi
+  done
 }
 
 # run_lanes "LANE: TIER..."...: every lane at once, each running its tiers
@@ -78,6 +100,8 @@ run_lanes() {
   local start cpu0 spec pids=() rc=0
   start=$(now)
   cpu0=$(machine_cpu)
+  watch_disk build/disk-least &
+  local watcher=$!
   for spec in "$@"; do
     (
       lane=${spec%%:*}
@@ -99,6 +123,7 @@ run_lanes() {
   for pid in "${pids[@]}"; do
     wait "$pid" || rc=1
   done
+  kill "$watcher" 2>/dev/null || true
   local t
   for t in "${tiers[@]}"; do
     if [[ -f build/tier-$t.log ]]; then
@@ -106,6 +131,15 @@ run_lanes() {
       cat "build/tier-$t.log"
     fi
   done
+  # The end of a long run's output is what is read first: each failed
+  # tier's last lines again, beside the table.
+  local tier _
+  while IFS=$'\t' read -r tier _ result _; do
+    if [[ $result != pass ]]; then
+      echo "======== tier $tier FAILED; the last lines of build/tier-$tier.log:"
+      { grep -v 'handler.go' "build/tier-$tier.log" || true; } | tail -25
+    fi
+  done <build/tiers.tsv
   print_table "$start" "$cpu0"
   return "$rc"
 }
@@ -128,4 +162,7 @@ print_table() {
   printf '%-12s %-11s %-6s %9s %9s\n' "tiers" "" "" "" "$(duration "$sum")"
   printf '%-12s %-11s %-6s %9s %9s\n' "total" "" "$( ((failed)) && echo "FAIL" || echo pass)" "$(duration "$wall")" "$(duration "$cpu")"
   echo "(cpu: user+sys of each tier's own processes; the total's is the whole machine's, fleet hosts included, out of $(duration $((wall * $(nproc)))) on $(nproc) cores)"
+  if [[ -f build/disk-least ]]; then
+    echo "(disk: $(disk_free) MiB free at the end, $(cat build/disk-least) MiB at the least during the run)"
+  fi
 }
