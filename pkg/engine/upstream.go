@@ -209,6 +209,9 @@ type KubeadmUpgrader interface {
 	// control-plane static pod on a controller; ControlPlaneVersions
 	// reads it.
 	ControlPlaneImagesCommand() string
+	// StaticPodManifestsCommand prints the name of each static pod
+	// manifest the kubelet reads on a node, one per line.
+	StaticPodManifestsCommand() string
 }
 
 // controlPlanePods are the static pods kubeadm upgrade moves to the new
@@ -276,6 +279,13 @@ func (u *upstream) ControlPlaneImagesCommand() string {
 	}
 	script := `for f in "$@"; do printf '%s %s\n' "$f" "$(sed -n 's/^[[:space:]]*image:[[:space:]]*//p' "$f" 2>/dev/null | head -n 1)"; done`
 	return shell.Join(append([]string{"sh", "-c", script, "sh"}, files...)...)
+}
+
+// StaticPodManifestsCommand implements KubeadmUpgrader: the kubelet makes
+// a static pod of every file in its manifest directory but dotfiles
+// (kubeadm writes NAME.yaml).
+func (u *upstream) StaticPodManifestsCommand() string {
+	return shell.Join("find", manifestsDir, "-mindepth", "1", "-maxdepth", "1", "-type", "f", "!", "-name", ".*", "-printf", `%f\n`)
 }
 
 // ControlPlaneVersions reads ControlPlaneImagesCommand's output: each

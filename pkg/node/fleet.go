@@ -81,6 +81,11 @@ type Fleet struct {
 	// founded says this run founded the cluster: its controllers join
 	// through the founder, whatever the load balancer answers.
 	founded bool
+
+	// SettlePoll is the pause between samples of a kubeadm controller's
+	// control plane (kubeadm_settle.go); 0 means 5 seconds. Tests of the
+	// phases shorten it.
+	SettlePoll time.Duration
 }
 
 // New builds the run's hosts from the inventory.

@@ -20,9 +20,10 @@ const (
 // UpgradeKubeadm upgrades one kubeadm node in kubeadm's order
 // (docs/reference/engines.md 7.1): the new kubeadm; kubeadm upgrade apply
 // on the first controller (apply), kubeadm upgrade node on every other
-// node; a controller's control-plane pods checked at the new version; then,
-// drained, the kubelet, kubectl and the rest of the package installed, the
-// kubelet restarted, Ready at the new version, uncordoned.
+// node; a controller's control-plane pods checked at the new version and
+// settled; then, drained, the kubelet, kubectl and the rest of the package
+// installed, the kubelet restarted, Ready at the new version, the control
+// plane settled again, uncordoned.
 func (s *Fleet) UpgradeKubeadm(ctx context.Context, h *Host, apply bool, phaseTitle string) error {
 	u, ok := s.Engine.(engine.KubeadmUpgrader)
 	if !ok {
@@ -64,6 +65,9 @@ func (s *Fleet) UpgradeKubeadm(ctx context.Context, h *Host, apply bool, phaseTi
 	if h.IsController() {
 		if err := s.checkControlPlane(ctx, h, u, want); err != nil {
 			return err
+		}
+		if err := s.waitControlPlaneSettled(ctx, h, u); err != nil {
+			return fmt.Errorf("after %s: %w", what, err)
 		}
 	}
 	return s.drained(ctx, h, s.Distro.Spec.Version, func(ctx context.Context) error {

@@ -151,7 +151,8 @@ func (s *Fleet) Restart(ctx context.Context, h *Host, version string, change fun
 }
 
 // drained cordons and drains a running node, runs work, waits for the node
-// to be Ready (at version, when set) and uncordons it. kubectl avoids a
+// to be Ready (at version, when set) and, on a kubeadm controller, for its
+// control plane to settle, and uncordons it. kubectl avoids a
 // controller while it is drained.
 func (s *Fleet) drained(ctx context.Context, h *Host, version string, work func(context.Context) error) error {
 	name := h.NodeName()
@@ -176,6 +177,13 @@ func (s *Fleet) drained(ctx context.Context, h *Host, version string, work func(
 	}
 	if err := s.WaitReady(ctx, h, version); err != nil {
 		return err
+	}
+	// A kubeadm controller's static pods may restart after its kubelet
+	// does, and the next kubectl call would meet their restart.
+	if u, ok := s.Engine.(engine.KubeadmUpgrader); ok && h.IsController() {
+		if err := s.waitControlPlaneSettled(ctx, h, u); err != nil {
+			return err
+		}
 	}
 	return s.Uncordon(ctx, name)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +42,17 @@ type kubeadmFleet struct {
 	cluster   string                       // the kubeadm-config kubernetesVersion
 	answering map[string]string            // address -> "open" or "refused"; others time out
 	fakes     map[string]*hosttest.Fake
+	// restarting counts, per controller, the kubectl calls its own API
+	// server still refuses while the kubelet recreates the control plane
+	// (after kubeadm upgrade, and after a kubelet restart at a new
+	// version): they answer Forbidden, as a starting API server's RBAC
+	// does, and the call that ends the count logs "control plane settled".
+	restarting map[string]int
 }
+
+// restartWindow is how many kubectl calls a restarting control plane
+// refuses.
+const restartWindow = 2
 
 // newKubeadmFleet is a running cluster at have (controllers c1.., workers
 // w1..), every host with the package at want uploaded and queued.
@@ -65,11 +76,12 @@ func newKubeadmFleet(t *testing.T, have, want string, controllers, workers int) 
 	eng, err := engine.For(v1alpha1.EngineUpstream)
 	require.NoError(t, err)
 	s.Engine = eng
+	s.SettlePoll = time.Millisecond
 
 	m := &kubeadmFleet{
 		files: map[string]hostos.Package{}, installed: map[string]map[string]string{},
 		kubelet: map[string]string{}, manifests: map[string]string{}, cluster: "v" + have,
-		answering: map[string]string{}, fakes: map[string]*hosttest.Fake{},
+		answering: map[string]string{}, fakes: map[string]*hosttest.Fake{}, restarting: map[string]int{},
 	}
 	var queued []string
 	for _, p := range []string{"kubeadm", "kubelet", "kubectl", "cri-tools"} {
@@ -169,6 +181,7 @@ func (m *kubeadmFleet) fake(name string) *hosttest.Fake {
 		}
 		m.mu.Lock()
 		m.cluster, m.manifests[name] = target, target
+		m.restarting[name] = restartWindow
 		m.mu.Unlock()
 		m.record(name, "kubeadm upgrade apply "+target)
 		return "[upgrade] SUCCESS! A control plane node of your cluster was upgraded to \"" + target + "\".\n", nil
@@ -177,6 +190,7 @@ func (m *kubeadmFleet) fake(name string) *hosttest.Fake {
 		m.mu.Lock()
 		if _, ok := m.manifests[name]; ok {
 			m.manifests[name] = m.cluster
+			m.restarting[name] = restartWindow
 		}
 		m.mu.Unlock()
 		m.record(name, "kubeadm upgrade node")
@@ -196,14 +210,42 @@ func (m *kubeadmFleet) fake(name string) *hosttest.Fake {
 		w := c.Args()
 		if (slices.Contains(w, "restart") || slices.Contains(w, "start")) && slices.Contains(w, "kubelet") {
 			m.mu.Lock()
-			m.kubelet[name] = "v" + strings.TrimSuffix(m.installed[name]["kubelet"], "-1.1")
+			v := "v" + strings.TrimSuffix(m.installed[name]["kubelet"], "-1.1")
+			if _, ok := m.manifests[name]; ok && v != m.kubelet[name] {
+				m.restarting[name] = restartWindow
+			}
+			m.kubelet[name] = v
 			m.mu.Unlock()
 		}
 		m.record(name, c.Cmd)
 		return "", nil
 	})
+	f.Handle("/etc/kubernetes/manifests -mindepth", func(hosttest.Call) (string, error) {
+		return "etcd.yaml\nkube-apiserver.yaml\nkube-controller-manager.yaml\nkube-scheduler.yaml\n", nil
+	})
 	f.Handle("kubectl", func(c hosttest.Call) (string, error) {
+		m.mu.Lock()
+		left := m.restarting[name]
+		if left > 0 {
+			m.restarting[name]--
+		}
+		m.mu.Unlock()
+		switch {
+		case left == 1:
+			m.record(name, "control plane settled")
+			fallthrough
+		case left > 1:
+			return fail(c, `Error from server (Forbidden): nodes is forbidden: User "kubernetes-admin" cannot list resource "nodes" in API group "" at the cluster scope`)
+		}
 		args := kubectlArgs(c.Cmd)
+		switch {
+		case strings.Contains(c.Cmd, "--raw=/readyz"):
+			return "ok", nil
+		case strings.Contains(c.Cmd, "/proxy/pods"):
+			return m.staticPods(name, false), nil
+		case strings.Contains(c.Cmd, "kube-system"):
+			return m.staticPods(name, true), nil
+		}
 		if len(args) >= 2 && args[0] == "get" && args[1] == "nodes" {
 			return m.nodeList(), nil
 		}
@@ -211,6 +253,30 @@ func (m *kubeadmFleet) fake(name string) *hosttest.Fake {
 		return "", nil
 	})
 	return f
+}
+
+// staticPods is a controller's control plane as its kubelet's /pods shows
+// it, or (mirrors) as its mirror pods in the API do, settled: the spec's
+// hash is the manifests' version and the kubelet's.
+func (m *kubeadmFleet) staticPods(name string, mirrors bool) string {
+	m.mu.Lock()
+	hash := m.manifests[name] + "/" + m.kubelet[name]
+	m.mu.Unlock()
+	var items []any
+	for _, p := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		pod := map[string]any{"name": p + "-" + name}
+		if !mirrors {
+			pod["annotations"] = map[string]any{"kubernetes.io/config.source": "file", "kubernetes.io/config.hash": hash}
+			items = append(items, map[string]any{"metadata": pod})
+			continue
+		}
+		pod["annotations"] = map[string]any{"kubernetes.io/config.mirror": hash}
+		items = append(items, map[string]any{"metadata": pod, "status": map[string]any{"containerStatuses": []any{map[string]any{
+			"name": p, "ready": true, "containerID": "containerd://" + p + hash, "state": map[string]any{"running": map[string]any{}},
+		}}}})
+	}
+	b, _ := json.Marshal(map[string]any{"items": items})
+	return string(b)
 }
 
 // nodeList is `kubectl get nodes -o json`: every node Ready at the kubelet

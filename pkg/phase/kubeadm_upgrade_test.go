@@ -51,20 +51,24 @@ func TestKubeadmUpgradeRunsKubeadmsSequence(t *testing.T) {
 	assert.Equal(t, []string{
 		"c1: install kubeadm",
 		"c1: kubeadm upgrade apply v1.35.3",
-		"c2: kubectl cordon c1", // kubectl goes through the other controller
+		"c1: control plane settled", // waited for before the next kubectl
+		"c2: kubectl cordon c1",     // kubectl goes through the other controller
 		"c2: kubectl drain c1",
 		"c1: install kubelet kubectl cri-tools",
 		"c1: systemctl daemon-reload",
 		"c1: systemctl restart kubelet",
+		"c1: control plane settled", // the new kubelet recreated it
 		"c2: kubectl uncordon c1",
 
 		"c2: install kubeadm",
 		"c2: kubeadm upgrade node",
+		"c2: control plane settled",
 		"c1: kubectl cordon c2",
 		"c1: kubectl drain c2",
 		"c2: install kubelet kubectl cri-tools",
 		"c2: systemctl daemon-reload",
 		"c2: systemctl restart kubelet",
+		"c2: control plane settled",
 		"c1: kubectl uncordon c2",
 
 		"w1: install kubeadm",
@@ -163,4 +167,27 @@ func TestUpgradeSkippingAMinorVersionIsRefusedBeforeAnythingChanges(t *testing.T
 	m.fakes["c1"].On("kubelet --version", "Kubernetes v1.34.6\n")
 	Bind(p, s)
 	require.NoError(t, p.Run(context.Background()), "one minor at a time is an upgrade")
+}
+
+// One controller: every kubectl goes through the API server the upgrade
+// restarts. The kubelet recreates the control plane after kubeadm upgrade
+// and again after its own restart, and a starting API server answers even
+// the admin Forbidden (seen on real Kubernetes): the upgrade waits for its
+// control plane to settle before it drains or uncordons through it.
+func TestKubeadmUpgradeWaitsForItsOwnControlPlane(t *testing.T) {
+	t.Parallel()
+	s, m := newKubeadmFleet(t, "1.34.6", "1.35.3", 1, 1)
+	upgradeAll(t, s)
+	assert.Equal(t, []string{
+		"c1: install kubeadm",
+		"c1: kubeadm upgrade apply v1.35.3",
+		"c1: control plane settled",
+		"c1: kubectl cordon c1",
+		"c1: kubectl drain c1",
+		"c1: install kubelet kubectl cri-tools",
+		"c1: systemctl daemon-reload",
+		"c1: systemctl restart kubelet",
+		"c1: control plane settled",
+		"c1: kubectl uncordon c1",
+	}, m.steps()[:10])
 }

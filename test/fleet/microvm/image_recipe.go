@@ -97,6 +97,16 @@ const SeedDoneMarker = "/var/lib/cargoship-seed/done"
 // kernel runs AppArmor unless told security=selinux selinux=1 (§5).
 const GuestCmdline = "root=/dev/vda rw console=ttyS0 security=selinux selinux=1 enforcing=1"
 
+// sshdRestartDropIn keeps ssh.service starting again until it runs.
+const sshdRestartDropIn = `[Unit]
+StartLimitIntervalSec=0
+
+[Service]
+Restart=always
+RestartSec=5
+RestartPreventExitStatus=
+`
+
 // seedUnitText is the first-boot unit: once per guest, after the root
 // filesystem is writable and before anything that reads the identity it
 // writes (host keys, hostname, the fleet NIC's address) starts.
@@ -252,6 +262,11 @@ func builtinRecipe() recipe {
 			// /etc/hosts, and a resolver fails fast.
 			{Path: "etc/resolv.conf", Mode: 0o644, Content: "nameserver 127.0.0.1\n"},
 			{Path: "etc/ssh/sshd_config.d/fleet.conf", Mode: 0o644, Content: "UseDNS no\n"},
+			// sshd is the fleet's only way in: started again after any
+			// failure, without end, where Debian's unit gives up on exit
+			// 255 or after five tries (CI saw it fail twice at boot on a
+			// loaded machine and the guest stay unreachable)
+			{Path: "etc/systemd/system/ssh.service.d/10-cargoship.conf", Mode: 0o644, Content: sshdRestartDropIn},
 			{Path: "etc/sudoers.d/tester", Mode: 0o440, Content: fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
 			// management: qemu's slirp hands out 10.0.2.15; the fleet NIC's
 			// file is written by the seed

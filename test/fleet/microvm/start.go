@@ -51,7 +51,11 @@ func startGuest(ctx context.Context, stateDir string, st *vmState, i int, id ide
 // over, each try behind fapolicyd's permission checks, and the guest was
 // never reachable. A guest that is merely slow must come up; one that is
 // broken still fails the fleet's own deadline.
-const slowMachineCmdline = "systemd.default_timeout_start_sec=600"
+//
+// journald also copies every warning and error to the serial console,
+// which the fleet prints when a guest does not come up: the reason a unit
+// failed is then in the test's output, not in a journal nobody can reach.
+const slowMachineCmdline = "systemd.default_timeout_start_sec=600 systemd.journald.forward_to_console=1 systemd.journald.max_level_console=warning"
 
 // guestNice is the niceness guests run at when this process may raise
 // their priority (as root). A TCG guest's every instruction costs host
