@@ -119,6 +119,11 @@ run_lanes() {
     ) &
     pids+=($!)
   done
+  # Stopped (Ctrl-C, or CI's kill at its limit), stop every lane's tests
+  # too: they share this process group, and a lane left running would go
+  # on holding its fleet and the CPU. The fleets' hosts, in sessions of
+  # their own, stay up for the next run of that fleet to replace.
+  trap 'echo "hack/test.sh: stopped; stopping every lane" >&2; trap - INT TERM; kill -TERM 0; exit 143' INT TERM
   local pid
   for pid in "${pids[@]}"; do
     wait "$pid" || rc=1
