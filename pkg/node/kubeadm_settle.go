@@ -57,6 +57,7 @@ func (s *Fleet) waitControlPlaneSettled(ctx context.Context, h *Host, u engine.K
 		last   string
 		streak int
 		why    = errors.New("not sampled yet")
+		start  = time.Now()
 	)
 	for {
 		sig, err := s.sampleControlPlane(ctx, h, u)
@@ -69,6 +70,7 @@ func (s *Fleet) waitControlPlaneSettled(ctx context.Context, h *Host, u engine.K
 			last, streak = sig, 1
 		}
 		if streak >= settleSamples {
+			s.Logger().Info("control plane settled", "host", h.String(), "after", time.Since(start).Round(time.Second))
 			return nil
 		}
 		select {
