@@ -106,6 +106,11 @@ type Fleet struct {
 	SudoUser     string
 	SudoPassword string
 
+	// HandshakeTimeout bounds an SSH handshake with a host (Dial); 10 s
+	// when zero. An emulated guest on a loaded machine needs longer: its
+	// sshd's key exchange runs on a CPU qemu emulates.
+	HandshakeTimeout time.Duration
+
 	// PrivateInterface is the interface holding each host's Address, as
 	// the inventory names it; empty means eth0 (the container backend's).
 	PrivateInterface string

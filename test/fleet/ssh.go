@@ -46,7 +46,8 @@ func (c *sshClientCache) load(f *Fleet) error {
 
 // Dial opens an SSH connection to host as user, checking the host key
 // against the fleet's known_hosts. The handshake is bounded by ctx and by
-// 10 s, so a host that accepts TCP but never speaks does not hang a test.
+// f.HandshakeTimeout (10 s), so a host that accepts TCP but never speaks
+// does not hang a test.
 func (f *Fleet) Dial(ctx context.Context, host, user string) (*ssh.Client, error) {
 	h, err := f.Host(host)
 	if err != nil {
@@ -61,7 +62,11 @@ func (f *Fleet) Dial(ctx context.Context, host, user string) (*ssh.Client, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: dial %s: %w", host, addr, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	handshake := f.HandshakeTimeout
+	if handshake <= 0 {
+		handshake = 10 * time.Second
+	}
+	deadline := time.Now().Add(handshake)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}

@@ -36,9 +36,15 @@ type vmState struct {
 }
 
 // fleetOf is the public view of a recorded fleet.
+// guestHandshakeTimeout bounds an SSH handshake with a guest.
+const guestHandshakeTimeout = 60 * time.Second
+
 func fleetOf(dir string, st *vmState) *fleet.Fleet {
 	f := fleet.NewFleet(dir, st.Name, st.Backend, st.Hosts, st.SudoPassword, PrivateInterface)
 	f.Subnet = segmentPrefix + fmt.Sprintf(".%d.0/24", st.Octet)
+	// CI's VM walk lost a guest mid-test when one handshake took over 10 s
+	// beside three other lanes; a guest that is down still fails the dial.
+	f.HandshakeTimeout = guestHandshakeTimeout
 	return f
 }
 
