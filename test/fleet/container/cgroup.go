@@ -1,6 +1,7 @@
 package container
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -139,14 +140,21 @@ func createHostCgroups(host, netns string, node bool) ([]string, error) {
 
 // mkdirCgroup makes dir and its missing parents. A new v1 cpuset cgroup
 // starts with no CPUs and no memory nodes, and joining it fails with
-// ENOSPC, so each new level gets its parent's.
+// ENOSPC, so each level without them gets its parent's. That is checked
+// for a level that exists too: hosts come up in parallel, and one that
+// finds the shared parent another has just made may find it still empty
+// (CI saw a host's every join fail so, "No space left on device").
 func mkdirCgroup(h hierarchy, dir string) error {
-	if fileExists(dir) {
+	if dir == h.point {
 		return nil
 	}
 	parent := filepath.Dir(dir)
 	if parent != h.point && !strings.HasPrefix(parent, h.point+"/") {
 		return fmt.Errorf("%s is outside the hierarchy at %s", dir, h.point)
+	}
+	cpuset := !h.v2 && hasOption(h.opts, "cpuset")
+	if fileExists(dir) && (!cpuset || cpusetFilled(dir)) {
+		return nil
 	}
 	if err := mkdirCgroup(h, parent); err != nil {
 		return err
@@ -154,10 +162,13 @@ func mkdirCgroup(h hierarchy, dir string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	if h.v2 || !hasOption(h.opts, "cpuset") {
+	if !cpuset {
 		return nil
 	}
-	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+	for _, f := range cpusetFiles {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(parent, f))
 		if err != nil {
 			return err
@@ -167,6 +178,21 @@ func mkdirCgroup(h hierarchy, dir string) error {
 		}
 	}
 	return nil
+}
+
+// cpusetFiles are what a v1 cpuset cgroup must hold before a process
+// may join it.
+var cpusetFiles = []string{"cpuset.cpus", "cpuset.mems"}
+
+// cpusetFilled says dir's cpuset has CPUs and memory nodes.
+func cpusetFilled(dir string) bool {
+	for _, f := range cpusetFiles {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(bytes.TrimSpace(b)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // findDepth bounds the search for cargoship-fleet dirs below a mount
