@@ -35,10 +35,10 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha f
 # and no wait, comes last in the lane that ends first: niced at the head
 # of a lane, it held the lane's walks back 50 minutes behind the builds.
 lanes=(
-  "kubernetes: k8s-build upstream"
+  "kubernetes: k8s-build upstream package"
   "vm: vm lint"
   "walks: unit faults provider cli full"
-  "suites: fleet helpers stage ha full-rke2 package k8s"
+  "suites: fleet helpers stage ha full-rke2 k8s"
 )
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
