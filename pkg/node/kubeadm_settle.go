@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -122,11 +121,7 @@ func (s *Fleet) sampleControlPlane(ctx context.Context, h *Host, u engine.Kubead
 // ownAPIServer is the URL of the API server on h itself: the one whose
 // static pod was restarted, not a VIP or another controller.
 func ownAPIServer(h *Host, port int) string {
-	addr := h.EffectiveSpec().PrivateAddress
-	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
-		addr = "[" + addr + "]"
-	}
-	return fmt.Sprintf("https://%s:%d", addr, port)
+	return engine.ServerURL(h.EffectiveSpec().PrivateAddress, port)
 }
 
 // podList is what is read of a `kubectl get pods -o json` or the kubelet's

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
 	"github.com/colonel-byte/cargoship/pkg/engine"
 	"github.com/colonel-byte/cargoship/pkg/host/hosttest"
 )
@@ -73,8 +72,6 @@ func settleFleet(t *testing.T, mirrors func(n int32) string, readyz func(n int32
 	poll, timeout := settlePoll, settleTimeout
 	settlePoll, settleTimeout = time.Millisecond, 2*time.Second
 	t.Cleanup(func() { settlePoll, settleTimeout = poll, timeout })
-	eng, err := engine.For(v1alpha1.EngineUpstream)
-	require.NoError(t, err)
 	var n atomic.Int32
 	f := &hosttest.Fake{Name: "kc0"}
 	f.On("/etc/kubernetes/manifests", "kube-apiserver.yaml\n")
@@ -86,8 +83,7 @@ func settleFleet(t *testing.T, mirrors func(n int32) string, readyz func(n int32
 		}
 		return "ok", nil
 	})
-	h := &Host{Spec: &v1alpha1.Host{Hostname: "kc0", Role: v1alpha1.RoleController, PrivateAddress: "10.0.0.1"}, Conn: f, EngineRunning: true}
-	return &Fleet{Engine: eng, Hosts: Hosts{h}, Report: &Report{}}, h
+	return upstreamController(t, f)
 }
 
 // After kubeadm upgrade the kubelet recreates the API server: the wait

@@ -22,8 +22,6 @@ func kubectlFleet(t *testing.T, answer func(n int32) error) (*Fleet, *atomic.Int
 	wait := apiAwayWait
 	apiAwayWait = 10 * time.Millisecond
 	t.Cleanup(func() { apiAwayWait = wait })
-	eng, err := engine.For(v1alpha1.EngineUpstream)
-	require.NoError(t, err)
 	calls := &atomic.Int32{}
 	f := &hosttest.Fake{Name: "kc0"}
 	f.Handle("kubectl", func(c hosttest.Call) (string, error) {
@@ -32,8 +30,18 @@ func kubectlFleet(t *testing.T, answer func(n int32) error) (*Fleet, *atomic.Int
 		}
 		return "node/kc0 uncordoned", nil
 	})
-	h := &Host{Spec: &v1alpha1.Host{Hostname: "kc0", Role: v1alpha1.RoleController}, Conn: f, EngineRunning: true}
-	return &Fleet{Engine: eng, Hosts: Hosts{h}, Report: &Report{}}, calls
+	s, _ := upstreamController(t, f)
+	return s, calls
+}
+
+// upstreamController is a fleet of one running kubeadm controller, kc0
+// at 10.0.0.1, answered by f.
+func upstreamController(t *testing.T, f *hosttest.Fake) (*Fleet, *Host) {
+	t.Helper()
+	eng, err := engine.For(v1alpha1.EngineUpstream)
+	require.NoError(t, err)
+	h := &Host{Spec: &v1alpha1.Host{Hostname: "kc0", Role: v1alpha1.RoleController, PrivateAddress: "10.0.0.1"}, Conn: f, EngineRunning: true}
+	return &Fleet{Engine: eng, Hosts: Hosts{h}, Report: &Report{}}, h
 }
 
 type stderr string
