@@ -49,7 +49,15 @@ func upForTest(t *testing.T, c *Container, spec fleet.Spec) *fleet.Fleet {
 
 func run(t *testing.T, f *fleet.Fleet, host, user, cmd string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	return runWithin(t, f, host, user, cmd, time.Minute)
+}
+
+// runWithin is run with its own bound, for work whose time grows with the
+// machine's load (installing packages, starting a daemon): CI runs this
+// suite beside builds and walks, and one minute was not enough for dpkg.
+func runWithin(t *testing.T, f *fleet.Fleet, host, user, cmd string, bound time.Duration) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	out, _, err := f.Run(ctx, host, user, cmd)
 	if err != nil {

@@ -44,6 +44,11 @@ func upload(t *testing.T, f *fleet.Fleet, host, local, remote string, mode os.Fi
 	}
 }
 
+// installBound bounds each step of installContainerd: dpkg starts
+// containerd and waits for it, which took over a minute on a loaded CI
+// machine.
+const installBound = 5 * time.Minute
+
 // installContainerd installs the packages in a host and configures
 // containerd for it: runc's cgroup driver (systemdCgroup) to match the
 // kubelet's, and restrict_oom_score_adj where this machine cannot lower an
@@ -57,10 +62,10 @@ func installContainerd(t *testing.T, f *fleet.Fleet, host string, debs []string,
 		remote = append(remote, r)
 	}
 	upload(t, f, host, image, "/root/probe.tar", 0o644)
-	run(t, f, host, fleet.UserRoot, "DEBIAN_FRONTEND=noninteractive dpkg -i "+strings.Join(remote, " ")+" >/dev/null")
-	run(t, f, host, fleet.UserRoot, containerdConfig(systemdCgroup)+" && systemctl restart containerd")
+	runWithin(t, f, host, fleet.UserRoot, "DEBIAN_FRONTEND=noninteractive dpkg -i "+strings.Join(remote, " ")+" >/dev/null", installBound)
+	runWithin(t, f, host, fleet.UserRoot, containerdConfig(systemdCgroup)+" && systemctl restart containerd", installBound)
 	for _, ns := range []string{"default", "k8s.io"} {
-		run(t, f, host, fleet.UserRoot, "ctr -n "+ns+" image import /root/probe.tar >/dev/null")
+		runWithin(t, f, host, fleet.UserRoot, "ctr -n "+ns+" image import /root/probe.tar >/dev/null", installBound)
 	}
 }
 

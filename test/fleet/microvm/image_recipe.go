@@ -107,6 +107,12 @@ RestartSec=5
 RestartPreventExitStatus=
 `
 
+// managerDropIn gives devices as long to appear as slowMachineCmdline
+// gives units to start: the seed unit requires its volume's device.
+const managerDropIn = `[Manager]
+DefaultDeviceTimeoutSec=10min
+`
+
 // seedUnitText is the first-boot unit: once per guest, after the root
 // filesystem is writable and before anything that reads the identity it
 // writes (host keys, hostname, the fleet NIC's address) starts.
@@ -267,6 +273,12 @@ func builtinRecipe() recipe {
 			// 255 or after five tries (CI saw it fail twice at boot on a
 			// loaded machine and the guest stay unreachable)
 			{Path: "etc/systemd/system/ssh.service.d/10-cargoship.conf", Mode: 0o644, Content: sshdRestartDropIn},
+			// systemd waits 90 s for a device, whatever the kernel command
+			// line's default_timeout_start_sec says (systemd 252 has no
+			// command-line switch for it); a loaded CI machine's guest
+			// found its seed volume later than that, the seed unit failed,
+			// no host keys were written, and sshd failed without end
+			{Path: "etc/systemd/system.conf.d/10-cargoship.conf", Mode: 0o644, Content: managerDropIn},
 			{Path: "etc/sudoers.d/tester", Mode: 0o440, Content: fleet.UserTester + " ALL=(ALL) NOPASSWD:ALL\n"},
 			// management: qemu's slirp hands out 10.0.2.15; the fleet NIC's
 			// file is written by the seed

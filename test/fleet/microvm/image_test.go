@@ -214,6 +214,13 @@ func TestImageSeedUnit(t *testing.T) {
 		t.Fatalf("escape %s: %s", seedDevice, dev)
 	}
 	want("Unit.Requires", dev)
+	// the device it requires gets as long as any unit does, not
+	// systemd's 90 s (the guest's manager drop-in)
+	m := unitFile(t, recipeFile(t, r, "etc/systemd/system.conf.d/10-cargoship.conf").Content)
+	if got := m["Manager.DefaultDeviceTimeoutSec"]; !slices.Equal(got, []string{"10min"}) ||
+		!strings.Contains(slowMachineCmdline, "systemd.default_timeout_start_sec=600 ") {
+		t.Errorf("devices wait %q; units start within %q: want both ten minutes", got, slowMachineCmdline)
+	}
 	want("Unit.After", dev, "local-fs.target")
 	want("Unit.Before", "ssh.service", "fapolicyd.service", "systemd-networkd.service", "systemd-hostnamed.service", "sysinit.target")
 	want("Service.Type", "oneshot")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -18,7 +17,6 @@ const (
 	// accept a connection and never answer on it.
 	probeTimeout = 30 * time.Second
 	reportEvery  = 15 * time.Second
-	consoleTail  = 4000 // bytes of the serial console in an error
 )
 
 // readyProbe prints the boot ID, whether the first-boot configuration ran,
@@ -42,7 +40,7 @@ func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logg
 	lastReport := time.Now()
 	for {
 		if !backend.Alive(backend.ReadPid(gp.pid)) {
-			return fmt.Errorf("%s: qemu exited; serial console (%s):\n%s", h.Name, gp.console, tailFile(gp.console, consoleTail))
+			return fmt.Errorf("%s: qemu exited; serial console (%s):\n%s", h.Name, gp.console, consoleReport(gp.console))
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		out, _, err := f.Run(pctx, h.Name, fleet.UserRoot, readyProbe)
@@ -75,23 +73,8 @@ func waitGuest(ctx context.Context, f *fleet.Fleet, h fleet.Host, log *slog.Logg
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s: not ready after %s (%s): %w; serial console (%s):\n%s",
-				h.Name, fleet.Since(start), state, ctx.Err(), gp.console, tailFile(gp.console, consoleTail))
+				h.Name, fleet.Since(start), state, ctx.Err(), gp.console, consoleReport(gp.console))
 		case <-time.After(pollEvery):
 		}
 	}
-}
-
-// tailFile is the last n bytes of a file, from a line start.
-func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(%v)", err)
-	}
-	if len(b) > n {
-		b = b[len(b)-n:]
-		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
-			b = b[i+1:]
-		}
-	}
-	return string(b)
 }
