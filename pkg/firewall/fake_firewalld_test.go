@@ -37,6 +37,9 @@ type fwIPSet struct {
 
 type fwZone struct {
 	Sources, Services, Rich, Ports []string
+	// ForwardPorts are printed, tab-indented as rich rules are, by
+	// --list-all-zones; nothing cargoship does sets them
+	ForwardPorts []string
 }
 
 var builtinServices = []string{"dhcpv6-client", "kube-apiserver", "kubelet", "ssh"}
@@ -137,6 +140,14 @@ func (f *fakeFirewalld) run(args []string) int {
 			return 2
 		}
 		fmt.Println(z)
+	case "--list-all-zones":
+		f.listAllZones(conf, !perm)
+	case "--info-service":
+		ports, ok := conf.Services[v]
+		if !ok && !slices.Contains(builtinServices, v) {
+			return fail(101, "Error: INVALID_SERVICE: %s", v)
+		}
+		fmt.Printf("%s\n  ports: %s\n  protocols: \n  source-ports: \n  modules: \n  destination: \n  includes: \n  helpers: \n", v, strings.Join(ports, " "))
 	case "--get-ipsets":
 		fmt.Println(strings.Join(sortedKeys(conf.IPSets), " "))
 	case "--new-ipset":
@@ -237,6 +248,36 @@ func (f *fakeFirewalld) run(args []string) int {
 		return fail(2, "fake firewall-cmd: unsupported %q", op)
 	}
 	return 0
+}
+
+// listAllZones prints every zone as firewall-cmd's print_zone_info does
+// (docs/reference/hosts.md §5.1): at runtime a zone with a source or an
+// interface is "(active)", and each rich rule is a line indented with a
+// tab, as each forward port is.
+func (f *fakeFirewalld) listAllZones(conf *fwConf, runtime bool) {
+	for _, n := range sortedKeys(conf.Zones) {
+		z := conf.Zones[n]
+		var ifaces []string
+		for i, zn := range f.Interfaces {
+			if zn == n && runtime {
+				ifaces = append(ifaces, i)
+			}
+		}
+		sort.Strings(ifaces)
+		head := n
+		if runtime && (len(ifaces) > 0 || len(z.Sources) > 0) {
+			head += " (active)"
+		}
+		tabbed := func(l []string) string {
+			if len(l) == 0 {
+				return ""
+			}
+			return "\n\t" + strings.Join(l, "\n\t")
+		}
+		fmt.Printf("%s\n  target: default\n  icmp-block-inversion: no\n  interfaces: %s\n  sources: %s\n  services: %s\n  ports: %s\n  protocols: \n  forward: yes\n  masquerade: no\n  forward-ports: %s\n  source-ports: \n  icmp-blocks: \n  rich rules: %s\n\n",
+			head, strings.Join(ifaces, " "), strings.Join(z.Sources, " "), strings.Join(z.Services, " "),
+			strings.Join(z.Ports, " "), tabbed(z.ForwardPorts), tabbed(z.Rich))
+	}
 }
 
 // listOp lists, adds or removes one item the way firewall-cmd does.

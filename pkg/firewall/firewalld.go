@@ -168,25 +168,30 @@ type fwState struct {
 }
 
 // firewalldRead prints firewalld's configuration in sections. $1 is
-// "permanent" or "runtime", $2 the zone, the rest our ipset names.
+// "permanent" or "runtime", the rest our ipset names. Every zone comes
+// from one --list-all-zones, and the service from one --info-service,
+// which exits 101 (INVALID_SERVICE) when there is none: each firewall-cmd
+// is a Python start, and a plan read took 15 of them before.
 const firewalldRead = `p=; [ "$1" = permanent ] && p=--permanent
-zone=$2; shift 2
+shift
 sets=$(firewall-cmd $p --get-ipsets)
 echo "@@ipsets"; echo "$sets"
 for s in "$@"; do
   case " $sets " in *" $s "*) echo "@@entries $s"; firewall-cmd $p --ipset="$s" --get-entries;; esac
 done
-echo "@@trusted"; firewall-cmd $p --zone=trusted --list-sources
+echo "@@zones"; firewall-cmd $p --list-all-zones
 if [ -n "$p" ]; then
-  svcs=$(firewall-cmd --permanent --get-services)
-  echo "@@services"; echo "$svcs"
-  case " $svcs " in *" cargoship "*) echo "@@ports"; firewall-cmd --permanent --service=cargoship --get-ports;; esac
-fi
-echo "@@zone-services"; firewall-cmd $p --zone="$zone" --list-services
-echo "@@rich"; firewall-cmd $p --zone="$zone" --list-rich-rules`
+  rc=0; svc=$(firewall-cmd --permanent --info-service=` + FirewalldServ + ` 2>&1) || rc=$?
+  case $rc in
+  0) echo "@@service"; echo "$svc" ;;
+  101) ;;
+  *) echo "$svc" >&2; exit "$rc" ;;
+  esac
+fi`
 
-// parseFWState reads firewalldRead's sections.
-func parseFWState(out string) fwState {
+// parseFWState reads firewalldRead's sections; zone is the zone the plan
+// manages.
+func parseFWState(out, zone string) fwState {
 	st := fwState{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{}}
 	for _, sec := range splitSections(out) {
 		switch sec.name {
@@ -194,16 +199,14 @@ func parseFWState(out string) fwState {
 			addAll(st.ipsets, sec.words())
 		case "entries":
 			st.entries[sec.arg] = append(st.entries[sec.arg], sec.words()...)
-		case "trusted":
-			st.trusted = append(st.trusted, sec.words()...)
-		case "services":
-			addAll(st.services, sec.words())
-		case "ports":
-			st.ports = append(st.ports, sec.words()...)
-		case "zone-services":
-			st.zoneServices = append(st.zoneServices, sec.words()...)
-		case "rich":
-			st.rich = append(st.rich, sec.nonEmpty()...)
+		case "zones":
+			_, zones := parseZoneListing(strings.Join(sec.lines, "\n"))
+			st.trusted = zones[TrustedZone].sources
+			st.zoneServices = zones[zone].services
+			st.rich = zones[zone].rich
+		case "service":
+			st.services[FirewalldServ] = true
+			st.ports = parseServicePorts(strings.Join(sec.lines, "\n"))
 		}
 	}
 	return st
@@ -221,10 +224,10 @@ if [ -n "$iface" ]; then z=$(firewall-cmd --get-zone-of-interface="$iface" 2>/de
 [ -n "$z" ] || z=$(firewall-cmd --get-default-zone)
 echo "@@zone $z"
 echo "@@part permanent"
-(set -- permanent "$z" "$@"
+(set -- permanent "$@"
 ` + firewalldRead + `)
 echo "@@part runtime"
-(set -- runtime "$z" "$@"
+(set -- runtime "$@"
 ` + firewalldRead + `)
 if [ -e "$record" ]; then echo "@@record $(wc -c < "$record")"; cat -- "$record"; else echo "@@record -"; fi`
 
@@ -264,7 +267,7 @@ func parseFirewalldPlan(out string) (fwPlanState, error) {
 	if !ok1 || !ok2 || !ok3 || !ok4 && size != "-" {
 		return st, fmt.Errorf("unexpected output %q", out)
 	}
-	st.perm, st.run = parseFWState(perm), parseFWState(run)
+	st.perm, st.run = parseFWState(perm, zone), parseFWState(run, zone)
 	if size = strings.TrimSpace(size); size == "-" {
 		return st, nil
 	}
@@ -442,9 +445,9 @@ var (
 
 // firewalldOwnRead prints what firewalld holds of cargoship's, in
 // sections. $1 is "permanent" or "runtime"; $2 "sets" (the ipsets and
-// their entries only) or "all" (also the services, every zone's sources
-// and services, and the rich rules of the zones listed after --); then
-// the ipset names, then --, then the zones whose rich rules to list.
+// their entries only) or "all" (also the services and every zone, from one
+// --list-all-zones rather than three firewall-cmd runs a zone); then the
+// ipset names, then --, then the zones whose rich rules are kept.
 const firewalldOwnRead = `p=; [ "$1" = permanent ] && p=--permanent
 what=$2; shift 2
 sets=$(firewall-cmd $p --get-ipsets)
@@ -456,14 +459,7 @@ done
 [ $# -gt 0 ] && shift
 [ "$what" = all ] || exit 0
 if [ -n "$p" ]; then echo "@@services"; firewall-cmd --permanent --get-services; fi
-zones=$(firewall-cmd $p --get-zones)
-for z in $zones; do
-  echo "@@sources $z"; firewall-cmd $p --zone="$z" --list-sources
-  echo "@@zone-services $z"; firewall-cmd $p --zone="$z" --list-services
-done
-for z in "$@"; do
-  case " $zones " in *" $z "*) echo "@@rich $z"; firewall-cmd $p --zone="$z" --list-rich-rules;; esac
-done`
+echo "@@zones"; firewall-cmd $p --list-all-zones`
 
 // fwOwn is what firewalld holds of cargoship's.
 type fwOwn struct {
@@ -498,13 +494,15 @@ func readFirewalldOwn(ctx context.Context, r host.Runner, permanent, all bool, r
 			st.entries[sec.arg] = append(st.entries[sec.arg], sec.words()...)
 		case "services":
 			addAll(st.services, sec.words())
-		case "sources":
-			st.zones = append(st.zones, sec.arg)
-			st.sources[sec.arg] = append(st.sources[sec.arg], sec.words()...)
-		case "zone-services":
-			st.zoneServices[sec.arg] = append(st.zoneServices[sec.arg], sec.words()...)
-		case "rich":
-			st.rich[sec.arg] = append(st.rich[sec.arg], sec.nonEmpty()...)
+		case "zones":
+			names, zones := parseZoneListing(strings.Join(sec.lines, "\n"))
+			st.zones = names
+			for _, z := range names {
+				st.sources[z], st.zoneServices[z] = zones[z].sources, zones[z].services
+				if slices.Contains(richZones, z) {
+					st.rich[z] = zones[z].rich
+				}
+			}
 		}
 	}
 	return st, nil
