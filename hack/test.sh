@@ -31,14 +31,18 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha f
 # Kubernetes builds, the hosts' .debs) is built under a lock or renamed into
 # place whole. The Kubernetes builds start first: they are the longest
 # path, so they take the CPU the walks leave while they wait on their
-# hosts; the tiers that need the builds come after them. Lint, all CPU
-# and no wait, comes last in the lane that ends first: niced at the head
-# of a lane, it held the lane's walks back 50 minutes behind the builds.
+# hosts; the tiers that need the builds come after them, in that lane.
+# Warm, the machine is busy for the whole run, so a run is as long as its
+# CPU time over two cores: the lanes are balanced on the last measured
+# walls (docs/e2e.md, "How long") so that no lane runs on alone at the
+# end. Lint, all CPU and no wait, comes last in its lane: niced at the
+# head of a lane, it held the lane's walks back 50 minutes behind the
+# builds.
 lanes=(
-  "kubernetes: k8s-build upstream package"
-  "vm: vm lint"
-  "walks: unit faults provider cli full"
-  "suites: fleet helpers stage ha full-rke2 k8s"
+  "kubernetes: k8s-build upstream package k8s"
+  "vm: vm stage provider lint"
+  "walks: unit faults cli full"
+  "suites: fleet helpers ha full-rke2"
 )
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
@@ -224,7 +228,10 @@ tier_vm() {
 
 # The upstream engine on real Kubernetes: kubeadm, kubelet, containerd and
 # the control plane built from source, on a container fleet whose hosts
-# can run a kubelet (docs/e2e.md, "The upstream walk").
+# can run a kubelet (docs/e2e.md, "The upstream walk"). Its two walks run
+# side by side, each on a fleet of its own: most of their time is waiting
+# on kubelets and kubeadm, and one after the other they took 28 of CI's
+# 41 minutes.
 tier_upstream() {
   echo "== upstream walk: kubeadm on real Kubernetes"
   if ! go test -count=1 -timeout 80m -v ./test/e2e/upstream/... >build/e2e-upstream.log 2>&1; then
