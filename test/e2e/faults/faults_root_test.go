@@ -246,7 +246,11 @@ func diskFull(t *testing.T, w *world) {
 // back the rerun resumes its file and converges.
 func powerOff(t *testing.T, w *world) {
 	w.removeBlob(t, w.hosts...)
-	w.throttle(t, slow, worker)
+	// slow/4: the worker's upload must still be going once the
+	// controller's blob is in place. At slow it had 8 s, and on CI's
+	// loaded machine the controller's wait took them all and the run
+	// ended first.
+	w.throttle(t, slow/4, worker)
 	run := w.runBackground(t, 0)
 	waitUntil(t, 2*time.Minute, run.done, controller+"'s blob in place", func() bool { return w.size(t, controller, blobTarget) == blobSize })
 	w.waitPart(t, worker, 2<<20, run.done)

@@ -22,9 +22,6 @@ import (
 // changes nothing.
 func TestUpstreamThreeControllers(t *testing.T) {
 	e2eutil.RequireRoot(t)
-	// beside the other walk: each has a fleet of its own, and most of
-	// either's time is waiting on kubelets and kubeadm
-	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: "e2ek8sha", Control: 3, Worker: 1, NodeRuntime: true})

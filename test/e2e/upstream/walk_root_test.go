@@ -30,9 +30,6 @@ const fleetName = "e2ek8s"
 // cluster to the newer release with kubeadm upgrade, node by node, drained.
 func TestUpstreamWalk(t *testing.T) {
 	e2eutil.RequireRoot(t)
-	// beside the other walk: each has a fleet of its own, and most of
-	// either's time is waiting on kubelets and kubeadm
-	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 80*time.Minute)
 	defer cancel()
 	sf := e2eutil.StartSuiteFleet(ctx, t, fleet.Spec{Name: fleetName, Control: 1, Worker: 1, NodeRuntime: true})
