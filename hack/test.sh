@@ -40,9 +40,9 @@ tiers=(lint unit fleet helpers k8s-build k8s faults provider cli stage full ha f
 # builds.
 lanes=(
   "kubernetes: k8s-build upstream provider k8s"
-  "vm: vm package stage lint"
-  "walks: unit faults cli full"
-  "suites: fleet helpers ha full-rke2"
+  "vm: vm lint"
+  "walks: unit faults cli full package"
+  "suites: fleet helpers ha full-rke2 stage"
 )
 for t in "$@"; do
   if [[ " ${tiers[*]} " != *" $t "* ]]; then
