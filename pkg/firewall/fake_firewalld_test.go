@@ -17,11 +17,22 @@ import (
 // --delete-ipset and --delete-service leave the zones naming them as they
 // are, and a reload then fails (INVALID_SERVICE from the configuration
 // check, INVALID_IPSET when the source is applied) and keeps the runtime.
+//
+// Repeated values of one option are taken only with --permanent, all or
+// none, as one settings update is. LoseReplies and Busy model a daemon
+// slower than firewall-cmd's 25-second D-Bus wait: the call named in
+// LoseReplies is done and then reported as NoReply (exit 254), and the
+// next Busy calls, --state included, are NoReply with nothing done; a
+// lost reply makes the daemon busy for BusyAfterLoss calls.
 type fakeFirewalld struct {
-	Running    bool
-	Default    string
-	Interfaces map[string]string // runtime interface -> zone
-	Perm, Run  fwConf
+	Running     bool
+	Default     string
+	Interfaces  map[string]string // runtime interface -> zone
+	Perm, Run   fwConf
+	LoseReplies map[string]int // operation -> replies still to lose
+	Busy        int
+	// BusyAfterLoss is Busy's value after a lost reply.
+	BusyAfterLoss int
 }
 
 type fwConf struct {
@@ -68,7 +79,53 @@ func clone(c fwConf) fwConf {
 	return out
 }
 
+const fakeNoReply = "Error: Did not receive a reply. Possible causes include: the remote application did not send a reply, the message bus security policy blocked the reply, the reply timeout expired, or the network connection was broken."
+
 func (f *fakeFirewalld) run(args []string) int {
+	if f.Busy > 0 {
+		f.Busy--
+		return fail(254, fakeNoReply)
+	}
+	var fixed, values []string
+	op := ""
+	for _, a := range args {
+		k, _, _ := strings.Cut(a, "=")
+		switch k {
+		case "--permanent", "--zone", "--ipset", "--service", "--type", "--family":
+			fixed = append(fixed, a)
+		default:
+			if op != "" && op != k {
+				return fail(2, "usage: two operations %s and %s", op, a)
+			}
+			op = k
+			values = append(values, a)
+		}
+	}
+	code := 0
+	if len(values) > 1 {
+		if !slices.Contains(args, "--permanent") {
+			return fail(2, "fake firewall-cmd: several %s only with --permanent", op)
+		}
+		was := clone(f.Perm)
+		for _, v := range values {
+			if code = f.call(append(slices.Clone(fixed), v)); code != 0 {
+				f.Perm = was
+				return code
+			}
+		}
+	} else {
+		code = f.call(args)
+	}
+	if f.LoseReplies[op] > 0 {
+		f.LoseReplies[op]--
+		f.Busy = f.BusyAfterLoss
+		return fail(254, fakeNoReply)
+	}
+	return code
+}
+
+// call runs one firewall-cmd operation with one value.
+func (f *fakeFirewalld) call(args []string) int {
 	perm := slices.Contains(args, "--permanent")
 	conf := &f.Run
 	if perm {

@@ -48,6 +48,8 @@ type Action struct {
 	// Command is the command line that makes it, "" when Summary is a file
 	// write.
 	Command string
+	// argv is Command's words, for a front end that joins calls.
+	argv []string
 }
 
 // Plan is what a front end would do (Plan) or did (Apply) on one host.

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
 	hostos "github.com/colonel-byte/cargoship/pkg/host/os"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // Names cargoship owns in firewalld's configuration.
@@ -41,6 +41,9 @@ type Firewalld struct {
 	// built-in directories, FirewalldConfigDir and FirewalldDefaultsDir
 	// unless a test points them elsewhere.
 	ConfigDir, DefaultsDir string
+	// ReplyWait bounds the wait for firewalld to answer again after
+	// firewall-cmd lost a reply; DefaultReplyWait when zero.
+	ReplyWait time.Duration
 
 	// seenRunning is set by Choose from a detection that found firewalld
 	// running: the next Apply trusts it instead of asking again.
@@ -298,10 +301,11 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 	for i, rr := range wantRich {
 		state[i] = zone + "\t" + rr
 	}
-	fw := func(args ...string) string {
-		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	fw := func(summary string, args ...string) {
+		p.addFW(summary, append([]string{"--permanent"}, args...)...)
 	}
 
+	var trust []string
 	for _, set := range firewalldSets(s) {
 		have := perm.entries[set.name]
 		if !perm.ipsets[set.name] {
@@ -312,21 +316,25 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 			if set.inet6 {
 				args = append(args, "--family=inet6")
 			}
-			p.add("create ipset "+set.name, fw(args...))
+			fw("create ipset "+set.name, args...)
 		}
 		for _, e := range set.entries {
 			if !slices.Contains(have, e) {
-				p.add(fmt.Sprintf("add %s to ipset %s", e, set.name), fw("--ipset="+set.name, "--add-entry="+e))
+				fw(fmt.Sprintf("add %s to ipset %s", e, set.name), "--ipset="+set.name, "--add-entry="+e)
 			}
 		}
 		for _, e := range have {
 			if !slices.Contains(set.entries, e) {
-				p.add(fmt.Sprintf("remove %s from ipset %s", e, set.name), fw("--ipset="+set.name, "--remove-entry="+e))
+				fw(fmt.Sprintf("remove %s from ipset %s", e, set.name), "--ipset="+set.name, "--remove-entry="+e)
 			}
 		}
 		if src := "ipset:" + set.name; !slices.Contains(perm.trusted, src) {
-			p.add(fmt.Sprintf("trust ipset %s in zone %s", set.name, TrustedZone), fw("--zone="+TrustedZone, "--add-source="+src))
+			trust = append(trust, set.name)
 		}
+	}
+	// After every ipset, so the sources join into one call.
+	for _, name := range trust {
+		fw(fmt.Sprintf("trust ipset %s in zone %s", name, TrustedZone), "--zone="+TrustedZone, "--add-source=ipset:"+name)
 	}
 
 	wantPorts := make([]string, len(s.ports))
@@ -334,21 +342,21 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 		wantPorts[i] = pr.String() + "/" + pr.proto
 	}
 	if !perm.services[FirewalldServ] && len(wantPorts) > 0 {
-		p.add("create service "+FirewalldServ, fw("--new-service="+FirewalldServ))
+		fw("create service "+FirewalldServ, "--new-service="+FirewalldServ)
 	}
 	if perm.services[FirewalldServ] || len(wantPorts) > 0 {
 		for _, port := range wantPorts {
 			if !slices.Contains(perm.ports, port) {
-				p.add(fmt.Sprintf("open %s in service %s", port, FirewalldServ), fw("--service="+FirewalldServ, "--add-port="+port))
+				fw(fmt.Sprintf("open %s in service %s", port, FirewalldServ), "--service="+FirewalldServ, "--add-port="+port)
 			}
 		}
 		for _, port := range perm.ports {
 			if !slices.Contains(wantPorts, port) {
-				p.add(fmt.Sprintf("close %s in service %s", port, FirewalldServ), fw("--service="+FirewalldServ, "--remove-port="+port))
+				fw(fmt.Sprintf("close %s in service %s", port, FirewalldServ), "--service="+FirewalldServ, "--remove-port="+port)
 			}
 		}
 		if !slices.Contains(perm.zoneServices, FirewalldServ) {
-			p.add(fmt.Sprintf("enable service %s in zone %s", FirewalldServ, zone), fw("--zone="+zone, "--add-service="+FirewalldServ))
+			fw(fmt.Sprintf("enable service %s in zone %s", FirewalldServ, zone), "--zone="+zone, "--add-service="+FirewalldServ)
 		}
 	}
 
@@ -357,19 +365,19 @@ func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []
 		if !ok || slices.Contains(state, line) || z == zone && !slices.Contains(perm.rich, rr) {
 			continue
 		}
-		p.add(fmt.Sprintf("remove rich rule %s from zone %s", rr, z), fw("--zone="+z, "--remove-rich-rule="+rr))
+		fw(fmt.Sprintf("remove rich rule %s from zone %s", rr, z), "--zone="+z, "--remove-rich-rule="+rr)
 	}
 	for _, rr := range wantRich {
 		if !slices.Contains(perm.rich, rr) {
-			p.add(fmt.Sprintf("add rich rule %s to zone %s", rr, zone), fw("--zone="+zone, "--add-rich-rule="+rr))
+			fw(fmt.Sprintf("add rich rule %s to zone %s", rr, zone), "--zone="+zone, "--add-rich-rule="+rr)
 		}
 	}
 
 	if p.Changed() {
-		p.add("make the permanent configuration live", "firewall-cmd --reload")
+		p.addFW("make the permanent configuration live", "--reload")
 	} else {
 		if drift := runtimeDrift(perm, read.run); drift != "" {
-			p.add("reload: the runtime configuration differs from the permanent one ("+drift+")", "firewall-cmd --reload")
+			p.addFW("reload: the runtime configuration differs from the permanent one ("+drift+")", "--reload")
 		}
 	}
 	if string(recorded) != strings.Join(state, "\n")+"\n" && (len(state) > 0 || len(recorded) > 0) {
@@ -424,7 +432,7 @@ func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := f.converge(ctx, r, p, func() (Plan, error) { p, _, err := f.plan(ctx, r, d); return p, err }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	body := ""
@@ -535,18 +543,18 @@ func (f Firewalld) forgetPlan(ctx context.Context, r host.Runner, addrs []string
 	if err != nil {
 		return p, err
 	}
-	fw := func(args ...string) string {
-		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	fw := func(summary string, args ...string) {
+		p.addFW(summary, append([]string{"--permanent"}, args...)...)
 	}
 	for _, set := range ourNodeSets {
 		for _, e := range perm.entries[set] {
 			if isPeer(e, gone) {
-				p.add(fmt.Sprintf("remove %s from ipset %s", e, set), fw("--ipset="+set, "--remove-entry="+e))
+				fw(fmt.Sprintf("remove %s from ipset %s", e, set), "--ipset="+set, "--remove-entry="+e)
 			}
 		}
 	}
 	if p.Changed() {
-		p.add("make the permanent configuration live", "firewall-cmd --reload")
+		p.addFW("make the permanent configuration live", "--reload")
 		return p, nil
 	}
 	run, err := readFirewalldOwn(ctx, r, false, false, nil)
@@ -556,7 +564,7 @@ func (f Firewalld) forgetPlan(ctx context.Context, r host.Runner, addrs []string
 	for _, set := range ourNodeSets {
 		for _, e := range run.entries[set] {
 			if isPeer(e, gone) {
-				p.add(fmt.Sprintf("reload: the runtime configuration still trusts %s", e), "firewall-cmd --reload")
+				p.addFW(fmt.Sprintf("reload: the runtime configuration still trusts %s", e), "--reload")
 				return p, nil
 			}
 		}
@@ -578,7 +586,7 @@ func (f Firewalld) Forget(ctx context.Context, r host.Runner, addrs []string) (P
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := f.converge(ctx, r, p, func() (Plan, error) { return f.forgetPlan(ctx, r, addrs) }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	return p, nil
@@ -629,8 +637,8 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, []strin
 	if err != nil {
 		return p, nil, false, err
 	}
-	fw := func(args ...string) string {
-		return shell.Join(append([]string{"firewall-cmd", "--permanent"}, args...)...)
+	fw := func(summary string, args ...string) {
+		p.addFW(summary, append([]string{"--permanent"}, args...)...)
 	}
 	// Every zone's references go with what they name: a zone naming a
 	// deleted ipset or service fails the next reload, and --delete-* does
@@ -644,38 +652,38 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, []strin
 	for _, z := range perm.zones {
 		for _, s := range perm.sources[z] {
 			if name, ok := strings.CutPrefix(s, "ipset:"); ok && slices.Contains(ourIPSets, name) {
-				p.add(fmt.Sprintf("stop trusting ipset %s in zone %s", name, z), fw("--zone="+z, "--remove-source="+s))
+				fw(fmt.Sprintf("stop trusting ipset %s in zone %s", name, z), "--zone="+z, "--remove-source="+s)
 				touch(z)
 			}
 		}
 		if slices.Contains(perm.zoneServices[z], FirewalldServ) {
-			p.add(fmt.Sprintf("disable service %s in zone %s", FirewalldServ, z), fw("--zone="+z, "--remove-service="+FirewalldServ))
+			fw(fmt.Sprintf("disable service %s in zone %s", FirewalldServ, z), "--zone="+z, "--remove-service="+FirewalldServ)
 			touch(z)
 		}
 	}
 	for _, rl := range rich {
 		if slices.Contains(perm.rich[rl.zone], rl.rule) {
-			p.add(fmt.Sprintf("remove rich rule %s from zone %s", rl.rule, rl.zone), fw("--zone="+rl.zone, "--remove-rich-rule="+rl.rule))
+			fw(fmt.Sprintf("remove rich rule %s from zone %s", rl.rule, rl.zone), "--zone="+rl.zone, "--remove-rich-rule="+rl.rule)
 			touch(rl.zone)
 		}
 	}
 	for _, set := range ourIPSets {
 		if perm.ipsets[set] {
-			p.add("delete ipset "+set, fw("--delete-ipset="+set))
+			fw("delete ipset "+set, "--delete-ipset="+set)
 		}
 	}
 	if perm.services[FirewalldServ] {
-		p.add("delete service "+FirewalldServ+" and the ports it opens", fw("--delete-service="+FirewalldServ))
+		fw("delete service "+FirewalldServ+" and the ports it opens", "--delete-service="+FirewalldServ)
 	}
 	if p.Changed() {
-		p.add("make the permanent configuration live", "firewall-cmd --reload")
+		p.addFW("make the permanent configuration live", "--reload")
 	} else {
 		run, err := readFirewalldOwn(ctx, r, false, true, nil)
 		if err != nil {
 			return p, nil, false, err
 		}
 		if what := holdsOurs(run); what != "" {
-			p.add("reload: the runtime configuration still holds "+what, "firewall-cmd --reload")
+			p.addFW("reload: the runtime configuration still holds "+what, "--reload")
 		}
 	}
 	if stateExists {
@@ -705,7 +713,7 @@ func (f Firewalld) Remove(ctx context.Context, r host.Runner) (Plan, error) {
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := f.converge(ctx, r, p, func() (Plan, error) { p, _, _, err := f.removePlan(ctx, r); return p, err }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	tidied, err := f.tidy(ctx, r, touched)
