@@ -77,9 +77,9 @@ type SELinuxFileContext struct {
 }
 
 // SELinuxPolicy installs policy modules (semodule -i), sets booleans
-// persistently (setsebool -P, only those that differ) and adds file
-// contexts (semanage fcontext -a, or -m when the spec exists with another
-// type) and relabels what they cover. Wrap it in SELinuxEnabled.
+// persistently (only those that differ) and adds file contexts (-a, or -m
+// when the spec exists with another type) in one semanage import, and
+// relabels what they cover. Wrap it in SELinuxEnabled.
 type SELinuxPolicy struct {
 	Modules      []SELinuxModule
 	Booleans     map[string]bool
@@ -382,15 +382,8 @@ func (s SELinuxPolicy) Apply(ctx context.Context, r host.Runner) (Change, error)
 			}
 		}
 	}
-	if len(p.booleans) > 0 {
-		if _, err := r.Sudo(ctx, shell.Join(append([]string{"setsebool", "-P"}, p.booleans...)...)); err != nil {
-			return Change{}, fmt.Errorf("setting SELinux booleans: %w", err)
-		}
-	}
-	for _, op := range p.contexts {
-		if _, err := r.Sudo(ctx, shell.Join("semanage", "fcontext", op.flag, "-t", op.fc.Type, op.fc.Path)); err != nil {
-			return Change{}, fmt.Errorf("semanage fcontext %s %s: %w", op.flag, op.fc.Path, err)
-		}
+	if err := p.applyLocal(ctx, r); err != nil {
+		return Change{}, err
 	}
 	for _, base := range p.relabel {
 		if _, err := r.Sudo(ctx, host.Script(`[ -e "$1" ] || exit 0; restorecon -R "$1"`, base)); err != nil {

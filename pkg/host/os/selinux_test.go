@@ -49,6 +49,23 @@ func (h *seHost) host() *hosttest.Fake {
 		return args[0]
 	}
 	return (&hosttest.Fake{Name: "rocky9", Else: &hosttest.Local{}}).
+		Handle("semanage import", func(c hosttest.Call) (string, error) {
+			_, lines, _ := c.Script()
+			h.ran = append(h.ran, "semanage import: "+strings.Join(lines, "; "))
+			for _, l := range lines {
+				// as semanage's mkargv: words split at whitespace
+				w := strings.Fields(l)
+				switch {
+				case len(w) == 4 && w[0] == "boolean" && w[1] == "-m":
+					h.booleans[w[3]] = map[string]string{"--on": "on", "--off": "off"}[w[2]]
+				case len(w) == 5 && w[0] == "fcontext" && w[2] == "-t":
+					h.fcontexts = append(h.fcontexts, [3]string{w[4], "all files", "system_u:object_r:" + w[3] + ":s0"})
+				default:
+					return "", &host.ExitError{Code: 1, Stderr: "usage: " + l}
+				}
+			}
+			return "", nil
+		}).
 		Handle("getenforce", func(hosttest.Call) (string, error) { return h.mode + "\n", nil }).
 		Handle("command -v semanage", func(hosttest.Call) (string, error) {
 			if h.noSemanage {
@@ -161,15 +178,17 @@ func TestSELinuxPolicyPlanApplyIdempotent(t *testing.T) {
 	ran := strings.Join(h.ran, "\n")
 	for _, w := range []string{
 		"semodule -i " + pp,
-		"setsebool -P container_manage_cgroup=1",
-		"semanage fcontext -a -t container_var_lib_t '/var/lib/rancher(/.*)?'",
-		"semanage fcontext -m -t container_file_t '/opt/cni(/.*)?'",
+		"semanage import: boolean -m --on container_manage_cgroup; fcontext -a -t container_var_lib_t /var/lib/rancher(/.*)?; fcontext -m -t container_file_t /opt/cni(/.*)?",
 		"restorecon -R /var/lib/rancher",
 		"restorecon -R /opt/cni",
 	} {
 		if !strings.Contains(ran, w) {
 			t.Errorf("did not run %q; ran:\n%s", w, ran)
 		}
+	}
+	// Each commit rebuilds the policy: the module's, then one for the rest.
+	if n := commits(h.ran); n != 2 {
+		t.Errorf("%d policy commits, want 2 (semodule -i, semanage import):\n%s", n, ran)
 	}
 	if strings.Contains(ran, "virt_use_nfs") || strings.Contains(ran, "/var/lib/containers") {
 		t.Errorf("touched what was already right:\n%s", ran)
@@ -185,6 +204,50 @@ func TestSELinuxPolicyPlanApplyIdempotent(t *testing.T) {
 	}
 	if c, err := step.Plan(ctx, r); err != nil || len(c.Actions) != 1 || !strings.HasPrefix(c.Actions[0], "update SELinux module rke2") {
 		t.Errorf("changed module file: %+v %v", c, err)
+	}
+}
+
+// commits counts the commands that commit a policy transaction.
+func commits(ran []string) int {
+	n := 0
+	for _, c := range ran {
+		for _, p := range []string{"semodule -i", "setsebool -P", "semanage fcontext", "semanage import"} {
+			if strings.HasPrefix(c, p) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// Booleans alone are set with setsebool -P: a minimal EL host has no
+// semanage, and with no file context nothing asked for it.
+func TestSELinuxBooleansAloneNeedNoSemanage(t *testing.T) {
+	h := newSEHost()
+	h.noSemanage = true
+	p := SELinuxPolicy{Booleans: map[string]bool{"container_manage_cgroup": true, "virt_use_nfs": false}}
+	if _, err := p.Apply(context.Background(), h.host()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"setsebool -P container_manage_cgroup=1 virt_use_nfs=0"}; !slices.Equal(h.ran, want) {
+		t.Errorf("ran %q, want %q", h.ran, want)
+	}
+	if h.booleans["container_manage_cgroup"] != "on" || h.booleans["virt_use_nfs"] != "off" {
+		t.Errorf("booleans = %v", h.booleans)
+	}
+}
+
+// A file context semanage import would misread (a quote in the pattern)
+// is set with its own semanage call.
+func TestSELinuxQuotedContextIsNotImported(t *testing.T) {
+	h := newSEHost()
+	p := SELinuxPolicy{FileContexts: []SELinuxFileContext{{Path: "/opt/it's(/.*)?", Type: "container_file_t"}}}
+	if _, err := p.Apply(context.Background(), h.host()); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.ran) == 0 || !strings.HasPrefix(h.ran[0], "semanage fcontext -a -t container_file_t") {
+		t.Errorf("ran %q", h.ran)
 	}
 }
 
