@@ -156,7 +156,7 @@ func TestImageRootBoot(t *testing.T) {
 	}
 	t.Logf("ssh up %s after qemu started, seeded after %s", sshUp, fleet.Since(bootStart))
 	CheckGuestImage(t, client, host, address)
-	CheckGuestEnforces(t, client, host)
+	CheckGuestEnforces(t, client, host, true)
 	t.Logf("proof boot: ssh up %s, checked %s", sshUp, fleet.Since(bootStart))
 }
 
