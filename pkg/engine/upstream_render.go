@@ -143,7 +143,7 @@ func (u *upstream) Render(in RenderInput) (Rendered, error) {
 			join["patches"] = map[string]any{"directory": kubeadmPatches}
 		}
 		docs = append(docs, document(kubeadmAPI, "JoinConfiguration", join))
-		start = append(start, shell.Join(kubeadmBin, "join", "--config", kubeadmConfig))
+		start = append(start, joinCommand(n.controller))
 	}
 	kubeadmYAML, err := joinDocuments(docs)
 	if err != nil {
