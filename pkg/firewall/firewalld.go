@@ -432,7 +432,7 @@ func (f Firewalld) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, e
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := f.converge(ctx, r, p, func() (Plan, error) { p, _, err := f.plan(ctx, r, d); return p, err }); err != nil {
+	if err := f.converge(ctx, r, &p, func() (Plan, error) { p, _, err := f.plan(ctx, r, d); return p, err }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	body := ""
@@ -586,7 +586,7 @@ func (f Firewalld) Forget(ctx context.Context, r host.Runner, addrs []string) (P
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := f.converge(ctx, r, p, func() (Plan, error) { return f.forgetPlan(ctx, r, addrs) }); err != nil {
+	if err := f.converge(ctx, r, &p, func() (Plan, error) { return f.forgetPlan(ctx, r, addrs) }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	return p, nil
@@ -713,7 +713,7 @@ func (f Firewalld) Remove(ctx context.Context, r host.Runner) (Plan, error) {
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := f.converge(ctx, r, p, func() (Plan, error) { p, _, _, err := f.removePlan(ctx, r); return p, err }); err != nil {
+	if err := f.converge(ctx, r, &p, func() (Plan, error) { p, _, _, err := f.removePlan(ctx, r); return p, err }); err != nil {
 		return Plan{}, fmt.Errorf("configuring firewalld: %w", err)
 	}
 	tidied, err := f.tidy(ctx, r, touched)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,16 +44,16 @@ func lostReply(err error) bool { return err != nil && strings.Contains(err.Error
 func (f Firewalld) replyWait() time.Duration { return cmp.Or(f.ReplyWait, DefaultReplyWait) }
 
 // converge runs p's commands. When firewall-cmd loses a reply it waits for
-// firewalld, asks replan what is still to do and runs that.
-func (f Firewalld) converge(ctx context.Context, r host.Runner, p Plan, replan func() (Plan, error)) error {
-	cmds := firewalldCommands(p)
+// firewalld, asks replan what is still to do and runs that, and says so in
+// p's warnings, which the run logs with the host and the phase.
+func (f Firewalld) converge(ctx context.Context, r host.Runner, p *Plan, replan func() (Plan, error)) error {
+	cmds := firewalldCommands(*p)
 	for lost := 0; ; lost++ {
 		err := runScript(ctx, r, cmds)
 		if !lostReply(err) || lost == lostRepliesAllowed {
 			return err
 		}
-		slog.Warn("firewalld did not answer in time; waiting for it, then reading its configuration again",
-			"host", r.String(), "wait", f.replyWait())
+		p.warnf("firewalld did not answer in time (a lost D-Bus reply): cargoship waited for it, up to %s, then read its configuration again", f.replyWait())
 		secs := strconv.Itoa(int(f.replyWait().Seconds()))
 		if _, werr := r.Sudo(ctx, host.Script(firewalldAnswers, secs)); werr != nil {
 			return fmt.Errorf("%w; then firewalld did not answer firewall-cmd --state for %s", err, f.replyWait())
