@@ -45,8 +45,12 @@ func TestFirewalldLostReloadReplyIsNotAFailure(t *testing.T) {
 	fake.LoseReplies = map[string]int{"--reload": 1}
 	h := newFakeHost(t, &fakeState{Firewalld: fake})
 	fw := Firewalld{StatePath: filepath.Join(t.TempDir(), "rich")}
-	if _, err := fw.Apply(context.Background(), h, cluster); err != nil {
+	p, err := fw.Apply(context.Background(), h, cluster)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "lost D-Bus reply") }) {
+		t.Errorf("the run is not told of the lost reply: warnings %q", p.Warnings)
 	}
 	calls := h.load(t).Calls
 	if n := callsOf(calls, "--reload"); n != 1 {
