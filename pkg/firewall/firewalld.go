@@ -45,6 +45,10 @@ type Firewalld struct {
 	// firewall-cmd lost a reply; DefaultReplyWait when zero.
 	ReplyWait time.Duration
 
+	// viaFirewallCmd reads through firewall-cmd even where the D-Bus
+	// reader can run: the tests compare the two on a real firewalld.
+	viaFirewallCmd bool
+
 	// seenRunning is set by Choose from a detection that found firewalld
 	// running: the next Apply trusts it instead of asking again.
 	seenRunning *once
@@ -216,11 +220,15 @@ func parseFWState(out, zone string) fwState {
 }
 
 // firewalldPlanRead prints, in one round trip, what a plan needs: the
-// zone of the private interface $1 (or the default zone), the permanent
-// and the runtime configuration in it, and the rich-rule record $2 with
-// its size ("-" when there is none); the rest are our ipset names.
+// zone of the private interface $2 (or the default zone), the permanent
+// and the runtime configuration in it, and the rich-rule record $3 with
+// its size ("-" when there is none); the rest are our ipset names. $1 is
+// the D-Bus reader, which answers all of it but the record in one Python
+// start; without it, firewall-cmd is asked.
 const firewalldPlanRead = `set -e
-iface=$1 record=$2; shift 2
+prog=$1 iface=$2 record=$3; shift 3
+` + firewalldDBusTry + `if fwdbus "$prog" "$iface" ` + FirewalldServ + ` "$@"; then :; else
+rc=$?; [ "$rc" = 3 ] || exit "$rc"
 z=
 if [ -n "$iface" ]; then z=$(firewall-cmd --get-zone-of-interface="$iface" 2>/dev/null) || z=; fi
 [ "$z" = "no zone" ] && z=
@@ -232,6 +240,7 @@ echo "@@part permanent"
 echo "@@part runtime"
 (set -- runtime "$@"
 ` + firewalldRead + `)
+fi
 if [ -e "$record" ]; then echo "@@record $(wc -c < "$record")"; cat -- "$record"; else echo "@@record -"; fi`
 
 // fwPlanState is what firewalldPlanRead read.
@@ -241,8 +250,8 @@ type fwPlanState struct {
 	recorded  []byte
 }
 
-func readFirewalldPlan(ctx context.Context, r host.Runner, iface, record string) (fwPlanState, error) {
-	out, err := r.Sudo(ctx, host.Script(firewalldPlanRead, iface, record, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
+func readFirewalldPlan(ctx context.Context, r host.Runner, f Firewalld, iface, record string) (fwPlanState, error) {
+	out, err := r.Sudo(ctx, host.Script(firewalldPlanRead, dbusProgram(f), iface, record, IPSetNodes, IPSetNodes6, IPSetSubnets, IPSetSubnets6))
 	if err != nil {
 		return fwPlanState{}, fmt.Errorf("reading the firewalld configuration: %w", err)
 	}
@@ -257,20 +266,21 @@ func readFirewalldPlan(ctx context.Context, r host.Runner, iface, record string)
 // the record is taken byte for byte, by its size.
 func parseFirewalldPlan(out string) (fwPlanState, error) {
 	var st fwPlanState
-	zoneLine, rest, ok := strings.Cut(out, "\n")
-	zone, found := strings.CutPrefix(zoneLine, "@@zone ")
-	if !ok || !found || zone == "" || strings.ContainsAny(zone, " \t") {
-		return st, fmt.Errorf("no zone found: firewall-cmd printed %q", zoneLine)
-	}
-	st.zone = zone
-	perm, rest, ok1 := strings.Cut(rest, "@@part runtime\n")
-	run, rec, ok2 := strings.Cut(rest, "\n@@record ")
-	perm, ok3 := strings.CutPrefix(perm, "@@part permanent\n")
-	size, body, ok4 := strings.Cut(rec, "\n")
-	if !ok1 || !ok2 || !ok3 || !ok4 && size != "-" {
+	read, rec, ok := strings.Cut(out, "\n@@record ")
+	size, body, ok2 := strings.Cut(rec, "\n")
+	if !ok || !ok2 && size != "-" {
 		return st, fmt.Errorf("unexpected output %q", out)
 	}
-	st.perm, st.run = parseFWState(perm, zone), parseFWState(run, zone)
+	var err error
+	if payload, ok := dbusPayload(read); ok {
+		var d fwDBusRead
+		if d, err = parseDBusRead(payload); err != nil {
+			return st, err
+		}
+		st.zone, st.perm, st.run = d.Zone, d.Permanent.state(d.Zone), d.Runtime.state(d.Zone)
+	} else if st, err = parseFirewallCmdPlan(read); err != nil {
+		return st, err
+	}
 	if size = strings.TrimSpace(size); size == "-" {
 		return st, nil
 	}
@@ -282,13 +292,32 @@ func parseFirewalldPlan(out string) (fwPlanState, error) {
 	return st, nil
 }
 
+// parseFirewallCmdPlan reads what firewall-cmd printed for a plan: the
+// zone, then the permanent and the runtime configuration.
+func parseFirewallCmdPlan(out string) (fwPlanState, error) {
+	var st fwPlanState
+	zoneLine, rest, ok := strings.Cut(out, "\n")
+	zone, found := strings.CutPrefix(zoneLine, "@@zone ")
+	if !ok || !found || zone == "" || strings.ContainsAny(zone, " \t") {
+		return st, fmt.Errorf("no zone found: firewall-cmd printed %q", zoneLine)
+	}
+	st.zone = zone
+	perm, run, ok1 := strings.Cut(rest, "@@part runtime\n")
+	perm, ok2 := strings.CutPrefix(perm, "@@part permanent\n")
+	if !ok1 || !ok2 {
+		return st, fmt.Errorf("unexpected output %q", out)
+	}
+	st.perm, st.run = parseFWState(perm, zone), parseFWState(run, zone)
+	return st, nil
+}
+
 func (f Firewalld) plan(ctx context.Context, r host.Runner, d Desired) (Plan, []string, error) {
 	var p Plan
 	s, err := normalize(d)
 	if err != nil {
 		return p, nil, err
 	}
-	read, err := readFirewalldPlan(ctx, r, s.iface, f.statePath())
+	read, err := readFirewalldPlan(ctx, r, f, s.iface, f.statePath())
 	if err != nil {
 		return p, nil, err
 	}
@@ -469,6 +498,13 @@ done
 if [ -n "$p" ]; then echo "@@services"; firewall-cmd --permanent --get-services; fi
 echo "@@zones"; firewall-cmd $p --list-all-zones`
 
+// firewalldOwnReadScript asks the D-Bus reader ($1) first, and
+// firewalldOwnRead, with the rest of the arguments, when it cannot run.
+var firewalldOwnReadScript = "set -e\nprog=$1; shift\n" + firewalldDBusTry +
+	`if fwdbus "$prog" "" ` + FirewalldServ + " " + strings.Join(ourIPSets, " ") + `; then exit 0; else rc=$?; fi
+[ "$rc" = 3 ] || exit "$rc"
+` + firewalldOwnRead
+
 // fwOwn is what firewalld holds of cargoship's.
 type fwOwn struct {
 	ipsets   map[string]bool
@@ -479,7 +515,12 @@ type fwOwn struct {
 	sources, zoneServices, rich map[string][]string
 }
 
-func readFirewalldOwn(ctx context.Context, r host.Runner, permanent, all bool, richZones []string) (fwOwn, error) {
+func newFWOwn() fwOwn {
+	return fwOwn{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{},
+		sources: map[string][]string{}, zoneServices: map[string][]string{}, rich: map[string][]string{}}
+}
+
+func readFirewalldOwn(ctx context.Context, r host.Runner, f Firewalld, permanent, all bool, richZones []string) (fwOwn, error) {
 	mode, what := "runtime", "sets"
 	if permanent {
 		mode = "permanent"
@@ -487,13 +528,23 @@ func readFirewalldOwn(ctx context.Context, r host.Runner, permanent, all bool, r
 	if all {
 		what = "all"
 	}
-	args := append(append(append([]string{mode, what}, ourIPSets...), "--"), richZones...)
-	out, err := r.Sudo(ctx, host.Script("set -e\n"+firewalldOwnRead, args...))
+	args := append(append(append([]string{dbusProgram(f), mode, what}, ourIPSets...), "--"), richZones...)
+	out, err := r.Sudo(ctx, host.Script(firewalldOwnReadScript, args...))
 	if err != nil {
 		return fwOwn{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
 	}
-	st := fwOwn{ipsets: map[string]bool{}, entries: map[string][]string{}, services: map[string]bool{},
-		sources: map[string][]string{}, zoneServices: map[string][]string{}, rich: map[string][]string{}}
+	if payload, ok := dbusPayload(out); ok {
+		d, err := parseDBusRead(payload)
+		if err != nil {
+			return fwOwn{}, fmt.Errorf("reading the %s firewalld configuration: %w", mode, err)
+		}
+		c := d.Runtime
+		if permanent {
+			c = d.Permanent
+		}
+		return c.own(all, richZones), nil
+	}
+	st := newFWOwn()
 	for _, sec := range splitSections(out) {
 		switch sec.name {
 		case "ipsets":
@@ -539,7 +590,7 @@ func (f Firewalld) forgetPlan(ctx context.Context, r host.Runner, addrs []string
 	if ok, err := f.running(ctx, r, &p); err != nil || !ok {
 		return p, err
 	}
-	perm, err := readFirewalldOwn(ctx, r, true, false, nil)
+	perm, err := readFirewalldOwn(ctx, r, f, true, false, nil)
 	if err != nil {
 		return p, err
 	}
@@ -557,7 +608,7 @@ func (f Firewalld) forgetPlan(ctx context.Context, r host.Runner, addrs []string
 		p.addFW("make the permanent configuration live", "--reload")
 		return p, nil
 	}
-	run, err := readFirewalldOwn(ctx, r, false, false, nil)
+	run, err := readFirewalldOwn(ctx, r, f, false, false, nil)
 	if err != nil {
 		return p, err
 	}
@@ -633,7 +684,7 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, []strin
 			}
 		}
 	}
-	perm, err := readFirewalldOwn(ctx, r, true, true, richZones)
+	perm, err := readFirewalldOwn(ctx, r, f, true, true, richZones)
 	if err != nil {
 		return p, nil, false, err
 	}
@@ -678,7 +729,7 @@ func (f Firewalld) removePlan(ctx context.Context, r host.Runner) (Plan, []strin
 	if p.Changed() {
 		p.addFW("make the permanent configuration live", "--reload")
 	} else {
-		run, err := readFirewalldOwn(ctx, r, false, true, nil)
+		run, err := readFirewalldOwn(ctx, r, f, false, true, nil)
 		if err != nil {
 			return p, nil, false, err
 		}

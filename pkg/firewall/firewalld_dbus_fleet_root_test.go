@@ -1,0 +1,156 @@
+package firewall
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/api/v1alpha1"
+	"github.com/colonel-byte/cargoship/pkg/host"
+	"github.com/colonel-byte/cargoship/test/fleet"
+	"github.com/colonel-byte/cargoship/test/fleet/container"
+)
+
+// TestFirewalldReadersAgreeOnAFleetHost_Root reads a real firewalld on a
+// container fleet host both ways, over D-Bus in one Python start and
+// through firewall-cmd, and wants the same configuration from each: empty,
+// after cargoship's Apply plus an admin's own source and rich rule, and
+// after Remove. It needs root and the fleet image.
+func TestFirewalldReadersAgreeOnAFleetHost_Root(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: brings up a container fleet host (run as root, or ./hack/test.sh unit)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a first fleet image build included
+	defer cancel()
+	c, err := container.NewContainer(fleet.Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := fleet.Spec{Name: "fwdbus", Control: 1}
+	t.Cleanup(func() {
+		if err := c.Down(context.Background(), spec.Name); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	f, err := c.Up(ctx, spec)
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, "systemctl start firewalld && firewall-cmd --state"); err != nil {
+		t.Fatalf("starting firewalld: %v: %s", err, stderr)
+	}
+	inv, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := host.Connect(ctx, &inv.Spec.Hosts[0], host.ConnectOptions{KnownHostsPath: f.KnownHostsPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+
+	fw := Firewalld{}
+	compareReaders(ctx, t, conn, fw, "empty")
+
+	d := Desired{
+		Peers:     []string{"10.78.112.12", "10.78.112.13", "fd00:78::12"},
+		CIDRs:     []string{"10.42.0.0/16", "10.43.0.0/16", "fd00:42::/56"},
+		Ports:     []v1alpha1.Port{{Port: "6443"}, {Port: "30000-32767"}, {Port: "8472", Protocol: "udp"}},
+		Rules:     []v1alpha1.FirewallRule{{Source: "192.0.2.0/24", Port: "10250", Protocol: "tcp", Action: "reject"}},
+		Interface: "eth0",
+	}
+	if _, err := fw.Apply(ctx, conn, d); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, `firewall-cmd --permanent --zone=internal --add-source=198.51.100.0/24 && firewall-cmd --permanent --zone=internal --add-rich-rule='rule family="ipv4" source address="203.0.113.9" drop' && firewall-cmd --reload`); err != nil {
+		t.Fatalf("an admin's change: %v: %s", err, stderr)
+	}
+	compareReaders(ctx, t, conn, fw, "applied")
+	again, err := fw.Plan(ctx, conn, d)
+	if err != nil || again.Changed() {
+		t.Errorf("a plan read over D-Bus after Apply: changed=%v, %v: %+v", again.Changed(), err, again.Actions)
+	}
+
+	if _, err := fw.Remove(ctx, conn); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	compareReaders(ctx, t, conn, fw, "removed")
+}
+
+// compareReaders reads firewalld over D-Bus and through firewall-cmd and
+// reports every difference; it fails when the D-Bus reader did not run.
+func compareReaders(ctx context.Context, t *testing.T, r host.Runner, fw Firewalld, when string) {
+	t.Helper()
+	out, err := r.Sudo(ctx, host.Script(firewalldPlanRead, append([]string{dbusProgram(fw), "eth0", fw.statePath()}, ourIPSets...)...))
+	if err != nil || !strings.HasPrefix(out, "@@dbus {") {
+		t.Fatalf("%s: the D-Bus reader did not answer: %v: %.300q", when, err, out)
+	}
+	cmd := fw
+	cmd.viaFirewallCmd = true
+	ifaces := []string{"eth0"}
+	if when == "applied" {
+		ifaces = append(ifaces, "") // the default zone's, as a host whose interface is in none
+	}
+	for _, iface := range ifaces {
+		viaDBus, err1 := readFirewalldPlan(ctx, r, fw, iface, fw.statePath())
+		viaCmd, err2 := readFirewalldPlan(ctx, r, cmd, iface, fw.statePath())
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: plan reads: %v; %v", when, err1, err2)
+		}
+		if !reflect.DeepEqual(normalPlan(viaDBus), normalPlan(viaCmd)) {
+			t.Errorf("%s, interface %q: the plan reads differ:\nD-Bus:        %+v\nfirewall-cmd: %+v", when, iface, viaDBus, viaCmd)
+		}
+	}
+	// All of it: what a removed peer reads (the ipsets alone) is part.
+	for _, permanent := range []bool{true, false} {
+		viaDBus, err1 := readFirewalldOwn(ctx, r, fw, permanent, true, []string{"public", "internal"})
+		viaCmd, err2 := readFirewalldOwn(ctx, r, cmd, permanent, true, []string{"public", "internal"})
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: own reads: %v; %v", when, err1, err2)
+		}
+		if !reflect.DeepEqual(normalOwn(viaDBus), normalOwn(viaCmd)) {
+			t.Errorf("%s, permanent=%v: the reads differ:\nD-Bus:        %+v\nfirewall-cmd: %+v", when, permanent, viaDBus, viaCmd)
+		}
+	}
+}
+
+// normal makes an empty list and a missing one the same, and sorts: the
+// readers agree on contents, not on how an empty answer is spelt.
+func normal(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	l = slices.Clone(l)
+	slices.Sort(l)
+	return l
+}
+
+func normalMap(m map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	for k, v := range m {
+		if v = normal(v); v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func normalState(s fwState) fwState {
+	s.entries = normalMap(s.entries)
+	s.trusted, s.ports, s.zoneServices, s.rich = normal(s.trusted), normal(s.ports), normal(s.zoneServices), normal(s.rich)
+	return s
+}
+
+func normalPlan(p fwPlanState) fwPlanState {
+	p.perm, p.run = normalState(p.perm), normalState(p.run)
+	return p
+}
+
+func normalOwn(o fwOwn) fwOwn {
+	o.entries, o.sources, o.zoneServices, o.rich = normalMap(o.entries), normalMap(o.sources), normalMap(o.zoneServices), normalMap(o.rich)
+	return o
+}
