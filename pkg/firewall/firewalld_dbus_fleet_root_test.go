@@ -2,6 +2,7 @@ package firewall
 
 import (
 	"context"
+	"errors"
 	"os"
 	"reflect"
 	"slices"
@@ -15,12 +16,14 @@ import (
 	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
-// TestFirewalldReadersAgreeOnAFleetHost_Root reads a real firewalld on a
+// TestFirewalldOverDBusMatchesFirewallCmd_Root reads a real firewalld on a
 // container fleet host both ways, over D-Bus in one Python start and
-// through firewall-cmd, and wants the same configuration from each: empty,
-// after cargoship's Apply plus an admin's own source and rich rule, and
-// after Remove. It needs root and the fleet image.
-func TestFirewalldReadersAgreeOnAFleetHost_Root(t *testing.T) {
+// through firewall-cmd, and wants the same configuration from each, after
+// cargoship's Apply plus an admin's own source and rich rule and after
+// Remove; and it makes the same change in one batch and in separate
+// firewall-cmd runs and wants the same result. It needs root and the
+// fleet image.
+func TestFirewalldOverDBusMatchesFirewallCmd_Root(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: brings up a container fleet host (run as root, or ./hack/test.sh unit)")
 	}
@@ -54,7 +57,9 @@ func TestFirewalldReadersAgreeOnAFleetHost_Root(t *testing.T) {
 	defer func() { _ = conn.Close() }()
 
 	fw := Firewalld{}
-	compareReaders(ctx, t, conn, fw, "empty")
+	cmd := fw
+	cmd.viaFirewallCmd = true
+	checkBatch(ctx, t, conn)
 
 	d := Desired{
 		Peers:     []string{"10.78.112.12", "10.78.112.13", "fd00:78::12"},
@@ -63,8 +68,21 @@ func TestFirewalldReadersAgreeOnAFleetHost_Root(t *testing.T) {
 		Rules:     []v1alpha1.FirewallRule{{Source: "192.0.2.0/24", Port: "10250", Protocol: "tcp", Action: "reject"}},
 		Interface: "eth0",
 	}
+	// The same change made by separate firewall-cmd runs and by one batch
+	// leaves the same configuration.
+	if _, err := cmd.Apply(ctx, conn, d); err != nil {
+		t.Fatalf("Apply through firewall-cmd: %v", err)
+	}
+	bySeparateRuns := readAll(ctx, t, conn, fw)
+	if _, err := cmd.Remove(ctx, conn); err != nil {
+		t.Fatalf("Remove through firewall-cmd: %v", err)
+	}
+	removedBySeparateRuns := readAll(ctx, t, conn, fw)
 	if _, err := fw.Apply(ctx, conn, d); err != nil {
 		t.Fatalf("Apply: %v", err)
+	}
+	if got := readAll(ctx, t, conn, fw); !reflect.DeepEqual(got, bySeparateRuns) {
+		t.Errorf("Apply in one batch and in separate firewall-cmd runs differ:\nbatch:    %+v\nseparate: %+v", got, bySeparateRuns)
 	}
 	if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, `firewall-cmd --permanent --zone=internal --add-source=198.51.100.0/24 && firewall-cmd --permanent --zone=internal --add-rich-rule='rule family="ipv4" source address="203.0.113.9" drop' && firewall-cmd --reload`); err != nil {
 		t.Fatalf("an admin's change: %v: %s", err, stderr)
@@ -79,6 +97,46 @@ func TestFirewalldReadersAgreeOnAFleetHost_Root(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 	compareReaders(ctx, t, conn, fw, "removed")
+	if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, `firewall-cmd --permanent --zone=internal --remove-source=198.51.100.0/24 && firewall-cmd --permanent --zone=internal --remove-rich-rule='rule family="ipv4" source address="203.0.113.9" drop' && firewall-cmd --reload`); err != nil {
+		t.Fatalf("undoing the admin's change: %v: %s", err, stderr)
+	}
+	if got := readAll(ctx, t, conn, fw); !reflect.DeepEqual(got, removedBySeparateRuns) {
+		t.Errorf("Remove in one batch and in separate firewall-cmd runs differ:\nbatch:    %+v\nseparate: %+v", got, removedBySeparateRuns)
+	}
+}
+
+// readAll is firewalld's whole configuration as the plan and reset read it.
+func readAll(ctx context.Context, t *testing.T, r host.Runner, fw Firewalld) []any {
+	t.Helper()
+	p, err := readFirewalldPlan(ctx, r, fw, "eth0", fw.statePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm, err := readFirewalldOwn(ctx, r, fw, true, true, []string{"public"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := readFirewalldOwn(ctx, r, fw, false, true, []string{"public"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []any{normalPlan(p), normalOwn(perm), normalOwn(run)}
+}
+
+// checkBatch: the batch runs in firewall-cmd's interpreter, not the
+// fallback, prints what each call prints, and stops at the first that
+// fails with its exit code (INVALID_ZONE, 112).
+func checkBatch(ctx context.Context, t *testing.T, r host.Runner) {
+	t.Helper()
+	calls := `[["--get-default-zone"], ["--zone=nosuchzone", "--list-all"], ["--state"]]`
+	out, err := r.Sudo(ctx, host.Script(firewalldBatchScript+"echo fell back", firewallCmdBatch, calls))
+	var exit *host.ExitError
+	if !errors.As(err, &exit) || exit.Code != 112 || strings.TrimSpace(out) != "public" {
+		t.Errorf("batch: out %q, err %v; want public, then INVALID_ZONE (112) and nothing after", out, err)
+	}
+	if _, err := r.Sudo(ctx, host.Script(firewalldBatchScript+"echo fell back", firewallCmdBatch, `[["--state"]]`)); err != nil {
+		t.Errorf("batch of one: %v", err)
+	}
 }
 
 // compareReaders reads firewalld over D-Bus and through firewall-cmd and

@@ -47,9 +47,9 @@ func (f Firewalld) replyWait() time.Duration { return cmp.Or(f.ReplyWait, Defaul
 // firewalld, asks replan what is still to do and runs that, and says so in
 // p's warnings, which the run logs with the host and the phase.
 func (f Firewalld) converge(ctx context.Context, r host.Runner, p *Plan, replan func() (Plan, error)) error {
-	cmds := firewalldCommands(*p)
+	cmds := firewalldArgvs(*p)
 	for lost := 0; ; lost++ {
-		err := runScript(ctx, r, cmds)
+		err := f.runFirewallCmds(ctx, r, cmds)
 		if !lostReply(err) || lost == lostRepliesAllowed {
 			return err
 		}
@@ -62,7 +62,7 @@ func (f Firewalld) converge(ctx context.Context, r host.Runner, p *Plan, replan 
 		if rerr != nil {
 			return fmt.Errorf("reading firewalld again after a lost reply: %w", rerr)
 		}
-		if cmds = firewalldCommands(next); len(cmds) == 0 {
+		if cmds = firewalldArgvs(next); len(cmds) == 0 {
 			return nil
 		}
 	}
@@ -85,29 +85,25 @@ func (p *Plan) addFW(summary string, args ...string) {
 	p.Actions = append(p.Actions, Action{Summary: summary, Command: shell.Join(argv...), argv: argv})
 }
 
-// firewalldCommands is p's command lines with neighbouring --permanent
+// firewalldArgvs is p's firewall-cmd calls with neighbouring --permanent
 // calls that differ only in the value of one repeatable option joined
-// into one call: each firewall-cmd is a Python start and a D-Bus round
-// trip, and a hundred peers would otherwise be a hundred of them.
-func firewalldCommands(p Plan) []string {
-	var cmds []string
-	var last []string // the argv of the last command, while it can grow
+// into one call: each is a settings update and a D-Bus round trip, and a
+// hundred peers would otherwise be a hundred of them.
+func firewalldArgvs(p Plan) [][]string {
+	var argvs [][]string
+	growing := false // the last argv can take another value
 	for _, a := range p.Actions {
 		switch {
 		case a.Command == "":
 			continue
-		case last != nil && joinable(last, a.argv):
-			last = append(last, a.argv[len(a.argv)-1])
-			cmds[len(cmds)-1] = shell.Join(last...)
+		case growing && joinable(argvs[len(argvs)-1], a.argv):
+			argvs[len(argvs)-1] = append(argvs[len(argvs)-1], a.argv[len(a.argv)-1])
 			continue
 		}
-		cmds = append(cmds, a.Command)
-		last = nil
-		if isBatchable(a.argv) {
-			last = append([]string(nil), a.argv...)
-		}
+		argvs = append(argvs, slices.Clone(a.argv))
+		growing = isBatchable(a.argv)
 	}
-	return cmds
+	return argvs
 }
 
 func isBatchable(argv []string) bool {

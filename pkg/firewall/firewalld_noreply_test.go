@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // callsOf counts the firewall-cmd calls holding op.
@@ -194,7 +196,11 @@ func TestFirewalldCommandsJoinOnlyNeighboursOfOneOption(t *testing.T) {
 		"firewall-cmd --permanent --new-ipset=v --type=hash:ip",
 		"firewall-cmd --reload",
 	}
-	if got := firewalldCommands(p); !slices.Equal(got, want) {
+	var got []string
+	for _, argv := range firewalldArgvs(p) {
+		got = append(got, shell.Join(argv...))
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
