@@ -70,10 +70,19 @@ func (o *once) take() bool {
 func (Firewalld) Name() string { return NameFirewalld }
 
 // firewalldProbe prints "absent", or firewall-cmd --state's exit status
-// and systemd's view of the unit, then what firewall-cmd printed.
+// and systemd's view of the unit, then what firewall-cmd printed. A unit
+// systemd has inactive or failed, with no firewalld process, is answered
+// as firewall-cmd answers for a daemon that is not running (252) without
+// asking it: installed and stopped is the usual host, and each
+// firewall-cmd is a Python start (docs/reference/hosts.md §5.1).
 const firewalldProbe = `command -v firewall-cmd >/dev/null 2>&1 || { echo absent; exit 0; }
-out=$(firewall-cmd --state 2>&1) && rc=0 || rc=$?
 unit=$(systemctl is-active firewalld 2>/dev/null) || true
+case $unit in inactive|failed)
+  if command -v pgrep >/dev/null 2>&1 && ! pgrep -x firewalld >/dev/null 2>&1; then
+    printf 'rc=252 unit=%s\nnot running\n' "$unit"; exit 0
+  fi ;;
+esac
+out=$(firewall-cmd --state 2>&1) && rc=0 || rc=$?
 printf 'rc=%s unit=%s\n%s\n' "$rc" "$unit" "$out"`
 
 // Detect implements Firewall: firewall-cmd --state prints "running" and

@@ -43,9 +43,6 @@ func TestFirewalldOverDBusMatchesFirewallCmd_Root(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Up: %v", err)
 	}
-	if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, "systemctl start firewalld && firewall-cmd --state"); err != nil {
-		t.Fatalf("starting firewalld: %v: %s", err, stderr)
-	}
 	inv, _, err := v1alpha1.LoadClusterFile(f.InventoryPath)
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +52,29 @@ func TestFirewalldOverDBusMatchesFirewallCmd_Root(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = conn.Close() }()
+	root := func(cmd string) {
+		t.Helper()
+		if _, stderr, err := f.Run(ctx, "kc0", fleet.UserRoot, cmd); err != nil {
+			t.Fatalf("%s: %v: %s", cmd, err, stderr)
+		}
+	}
+	detect := func(fw Firewall, wantActive bool) {
+		t.Helper()
+		present, active, err := fw.Detect(ctx, conn)
+		if err != nil || !present || active != wantActive {
+			t.Errorf("%s: present=%v active=%v, %v; want present, active=%v", fw.Name(), present, active, err, wantActive)
+		}
+	}
+	// Installed and stopped, both are answered without their Python
+	// front ends; started, they are asked.
+	detect(Firewalld{}, false)
+	detect(UFW{}, false)
+	root("ufw allow 22/tcp >/dev/null && ufw --force enable >/dev/null")
+	detect(UFW{}, true)
+	root("ufw --force disable >/dev/null")
+	detect(UFW{}, false)
+	root("systemctl start firewalld && firewall-cmd --state")
+	detect(Firewalld{}, true)
 
 	fw := Firewalld{}
 	cmd := fw

@@ -63,9 +63,16 @@ func (u UFW) Detect(ctx context.Context, r host.Runner) (bool, bool, error) {
 }
 
 // detectScript prints ufw's status line and, when it is active, the
-// rules it holds, so that a converged host is asked once.
+// rules it holds, so that a converged host is asked once. ufw is active
+// when its chain ufw-user-input exists; one disabled in ufw.conf whose
+// chain iptables does not know (exit 1) is inactive without a Python start
+// (docs/reference/hosts.md §5.2).
 func (UFW) detectScript() string {
 	return `command -v ufw >/dev/null 2>&1 || { echo absent; exit 0; }
+if grep -qsx 'ENABLED=no' /etc/ufw/ufw.conf && command -v iptables >/dev/null 2>&1; then
+  rc=0; iptables -w -n -L ufw-user-input >/dev/null 2>&1 || rc=$?
+  if [ "$rc" = 1 ]; then echo 'Status: inactive'; exit 0; fi
+fi
 s=$(LC_ALL=C ufw status 2>/dev/null | head -n 1) || true
 printf '%s\n' "$s"
 if [ "$s" = "Status: active" ]; then echo '` + ufwAddedMark + `'; LC_ALL=C ufw show added; fi`
