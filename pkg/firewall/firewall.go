@@ -231,13 +231,3 @@ func runScript(ctx context.Context, r host.Runner, cmds []string) error {
 	_, err := r.Sudo(ctx, host.Script(script))
 	return err
 }
-
-func commands(p Plan) []string {
-	var cmds []string
-	for _, a := range p.Actions {
-		if a.Command != "" {
-			cmds = append(cmds, a.Command)
-		}
-	}
-	return cmds
-}

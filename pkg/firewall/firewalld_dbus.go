@@ -81,8 +81,8 @@ sys.stdout.write("\n")`
 const firewalldDBusTry = `fwdbus() {
   fwcmd=$(command -v firewall-cmd) || return 3
   IFS= read -r fwpy < "$fwcmd" 2>/dev/null || return 3
-  case $fwpy in "#!/"*python*) ;; *) return 3 ;; esac
-  fwout=$(${fwpy#"#!"} -c "$@") || return $?
+  case $fwpy in "#!"*python*) ;; *) return 3 ;; esac
+  fwout=$(set -f; ${fwpy#"#!"} -c "$@") || return $?
   printf '@@dbus %s\n' "$fwout"
 }
 `

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // firewall-cmd waits D-Bus's default 25 seconds for firewalld's reply and
@@ -49,7 +48,7 @@ func (f Firewalld) replyWait() time.Duration { return cmp.Or(f.ReplyWait, Defaul
 func (f Firewalld) converge(ctx context.Context, r host.Runner, p *Plan, replan func() (Plan, error)) error {
 	cmds := firewalldArgvs(*p)
 	for lost := 0; ; lost++ {
-		err := f.runFirewallCmds(ctx, r, cmds)
+		err := runToolCalls(ctx, r, cmds, f.viaFirewallCmd)
 		if !lostReply(err) || lost == lostRepliesAllowed {
 			return err
 		}
@@ -81,8 +80,7 @@ var batchable = []string{
 
 // addFW plans one firewall-cmd call.
 func (p *Plan) addFW(summary string, args ...string) {
-	argv := append([]string{"firewall-cmd"}, args...)
-	p.Actions = append(p.Actions, Action{Summary: summary, Command: shell.Join(argv...), argv: argv})
+	p.addArgv(summary, append([]string{"firewall-cmd"}, args...)...)
 }
 
 // firewalldArgvs is p's firewall-cmd calls with neighbouring --permanent

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/colonel-byte/cargoship/pkg/host"
-	"github.com/colonel-byte/cargoship/pkg/shell"
 )
 
 // ufwTag starts the comment of every rule cargoship adds, so its rules can
@@ -23,6 +22,9 @@ type UFW struct {
 	// primed is what DetectAll read with an active ufw's detection: the
 	// next Plan or Apply uses it instead of asking again.
 	primed *ufwPrimed
+	// separateRuns runs ufw once per change even where one Python process
+	// can make them all: the tests compare the two on a real ufw.
+	separateRuns bool
 }
 
 // ufwPrimed holds `ufw show added` as DetectAll read it, for one use:
@@ -251,19 +253,17 @@ func (u UFW) plan(ctx context.Context, r host.Runner, d Desired) (Plan, error) {
 			prepend = append(prepend, u)
 			continue
 		}
-		cmd := shell.Join(append(append([]string{"ufw"}, u.args()...), "comment", u.comment)...)
-		p.add("ufw "+strings.Join(u.args(), " "), cmd)
+		p.addArgv("ufw "+strings.Join(u.args(), " "), append(append([]string{"ufw"}, u.args()...), "comment", u.comment)...)
 	}
 	// Prepended last and in reverse, so they end up in document order at
 	// the top.
 	for i := len(prepend) - 1; i >= 0; i-- {
 		u := prepend[i]
-		cmd := shell.Join(append(append([]string{"ufw", "prepend"}, u.args()...), "comment", u.comment)...)
-		p.add("ufw prepend "+strings.Join(u.args(), " "), cmd)
+		p.addArgv("ufw prepend "+strings.Join(u.args(), " "), append(append([]string{"ufw", "prepend"}, u.args()...), "comment", u.comment)...)
 	}
 	for _, u := range parseUFWAdded(out) {
 		if strings.HasPrefix(u.comment, ufwTag) && !wanted[u.key()] {
-			p.add("ufw delete "+strings.Join(u.args(), " "), shell.Join(append([]string{"ufw", "delete"}, u.args()...)...))
+			p.addArgv("ufw delete "+strings.Join(u.args(), " "), append([]string{"ufw", "delete"}, u.args()...)...)
 		}
 	}
 	return p, nil
@@ -291,7 +291,7 @@ func (u UFW) Apply(ctx context.Context, r host.Runner, d Desired) (Plan, error) 
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := runToolCalls(ctx, r, argvs(p), u.separateRuns); err != nil {
 		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
 	}
 	return p, nil
@@ -316,7 +316,7 @@ func (u UFW) forgetPlan(ctx context.Context, r host.Runner, addrs []string) (Pla
 	}
 	for _, rule := range parseUFWAdded(out) {
 		if strings.HasPrefix(rule.comment, ufwTag) && rule.action == "allow" && rule.port == "any" && rule.proto == "any" && isPeer(rule.from, gone) {
-			p.add("ufw delete "+strings.Join(rule.args(), " "), shell.Join(append([]string{"ufw", "delete"}, rule.args()...)...))
+			p.addArgv("ufw delete "+strings.Join(rule.args(), " "), append([]string{"ufw", "delete"}, rule.args()...)...)
 		}
 	}
 	return p, nil
@@ -335,7 +335,7 @@ func (u UFW) Forget(ctx context.Context, r host.Runner, addrs []string) (Plan, e
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := runToolCalls(ctx, r, argvs(p), u.separateRuns); err != nil {
 		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
 	}
 	return p, nil
@@ -363,7 +363,7 @@ func (u UFW) Remove(ctx context.Context, r host.Runner) (Plan, error) {
 	if err != nil || !p.Changed() {
 		return p, err
 	}
-	if err := runScript(ctx, r, commands(p)); err != nil {
+	if err := runToolCalls(ctx, r, argvs(p), u.separateRuns); err != nil {
 		return Plan{}, fmt.Errorf("configuring ufw: %w", err)
 	}
 	return p, nil

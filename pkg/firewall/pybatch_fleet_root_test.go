@@ -16,14 +16,16 @@ import (
 	"github.com/colonel-byte/cargoship/test/fleet/container"
 )
 
-// TestFirewalldOverDBusMatchesFirewallCmd_Root reads a real firewalld on a
-// container fleet host both ways, over D-Bus in one Python start and
-// through firewall-cmd, and wants the same configuration from each, after
-// cargoship's Apply plus an admin's own source and rich rule and after
-// Remove; and it makes the same change in one batch and in separate
-// firewall-cmd runs and wants the same result. It needs root and the
+// TestFirewallFrontEndsInOnePythonStart_Root checks, on a real container
+// fleet host, what cargoship does to spare firewall-cmd's and ufw's Python
+// starts: both are detected stopped and started; the same ufw change made
+// in one Python process and in separate runs gives the same rules;
+// firewalld read over D-Bus and through firewall-cmd gives the same
+// configuration, after cargoship's Apply plus an admin's own source and
+// rich rule and after Remove; and the same firewalld change made in one
+// batch and in separate runs gives the same result. It needs root and the
 // fleet image.
-func TestFirewalldOverDBusMatchesFirewallCmd_Root(t *testing.T) {
+func TestFirewallFrontEndsInOnePythonStart_Root(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: brings up a container fleet host (run as root, or ./hack/test.sh unit)")
 	}
@@ -71,6 +73,12 @@ func TestFirewalldOverDBusMatchesFirewallCmd_Root(t *testing.T) {
 	detect(UFW{}, false)
 	root("ufw allow 22/tcp >/dev/null && ufw --force enable >/dev/null")
 	detect(UFW{}, true)
+	compareUFWRuns(ctx, t, conn, Desired{
+		Peers: []string{"10.78.112.12", "fd00:78::12"},
+		CIDRs: []string{"10.42.0.0/16"},
+		Ports: []v1alpha1.Port{{Port: "6443"}, {Port: "8472", Protocol: "udp"}},
+		Rules: []v1alpha1.FirewallRule{{Source: "192.0.2.0/24", Port: "10250", Protocol: "tcp", Action: "reject"}},
+	})
 	root("ufw --force disable >/dev/null")
 	detect(UFW{}, false)
 	root("systemctl start firewalld && firewall-cmd --state")
@@ -149,12 +157,12 @@ func readAll(ctx context.Context, t *testing.T, r host.Runner, fw Firewalld) []a
 func checkBatch(ctx context.Context, t *testing.T, r host.Runner) {
 	t.Helper()
 	calls := `[["--get-default-zone"], ["--zone=nosuchzone", "--list-all"], ["--state"]]`
-	out, err := r.Sudo(ctx, host.Script(firewalldBatchScript+"echo fell back", firewallCmdBatch, calls))
+	out, err := r.Sudo(ctx, host.Script(pythonBatchScript+"echo fell back", pythonBatch, calls, "firewall-cmd"))
 	var exit *host.ExitError
 	if !errors.As(err, &exit) || exit.Code != 112 || strings.TrimSpace(out) != "public" {
 		t.Errorf("batch: out %q, err %v; want public, then INVALID_ZONE (112) and nothing after", out, err)
 	}
-	if _, err := r.Sudo(ctx, host.Script(firewalldBatchScript+"echo fell back", firewallCmdBatch, `[["--state"]]`)); err != nil {
+	if _, err := r.Sudo(ctx, host.Script(pythonBatchScript+"echo fell back", pythonBatch, `[["--state"]]`, "firewall-cmd")); err != nil {
 		t.Errorf("batch of one: %v", err)
 	}
 }
@@ -231,4 +239,35 @@ func normalPlan(p fwPlanState) fwPlanState {
 func normalOwn(o fwOwn) fwOwn {
 	o.entries, o.sources, o.zoneServices, o.rich = normalMap(o.entries), normalMap(o.sources), normalMap(o.zoneServices), normalMap(o.rich)
 	return o
+}
+
+// compareUFWRuns makes d's rules on an active ufw in one Python process
+// and in separate ufw runs, and wants the same rules from both; then
+// Remove leaves none of cargoship's either way.
+func compareUFWRuns(ctx context.Context, t *testing.T, r host.Runner, d Desired) {
+	t.Helper()
+	out, err := r.Sudo(ctx, host.Script(pythonBatchScript+"echo fell back", pythonBatch, `[["status"], ["show", "added"]]`, "ufw"))
+	if err != nil || !strings.HasPrefix(out, "Status: active") || strings.Contains(out, "fell back") || !strings.Contains(out, "ufw allow 22/tcp") {
+		t.Errorf("ufw batch: %v\n%s", err, out)
+	}
+	var added [2]string
+	for i, u := range []UFW{{separateRuns: true}, {}} {
+		p, err := u.Apply(ctx, r, d)
+		if err != nil || !p.Changed() {
+			t.Fatalf("ufw Apply (separate runs %v): changed=%v, %v", u.separateRuns, p.Changed(), err)
+		}
+		if added[i], err = r.Sudo(ctx, "LC_ALL=C ufw show added"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Remove(ctx, r); err != nil {
+			t.Fatalf("ufw Remove (separate runs %v): %v", u.separateRuns, err)
+		}
+		left, err := r.Sudo(ctx, "LC_ALL=C ufw show added")
+		if err != nil || strings.Contains(left, ufwTag) {
+			t.Errorf("ufw Remove (separate runs %v) left cargoship's rules: %v\n%s", u.separateRuns, err, left)
+		}
+	}
+	if added[0] != added[1] || !strings.Contains(added[1], "prepend") && !strings.Contains(added[1], "reject") {
+		t.Errorf("ufw rules made in separate runs and in one process differ, or lack the reject:\nseparate:\n%s\none process:\n%s", added[0], added[1])
+	}
 }
