@@ -17,7 +17,7 @@ import (
 // behind a slow reload is answered late, not lost.
 //
 // It is passed to `python -c`, never written to a file: fapolicyd denies
-// opening an untrusted file of a language's type (hosts.md §7). It exits 3
+// opening an untrusted file of a language's type (docs/reference/hosts.md §7). It exits 3
 // when it cannot run (no dbus module), and the shell then reads through
 // firewall-cmd as before. It must run on Python 3.6 (RHEL 8's
 // platform-python).
