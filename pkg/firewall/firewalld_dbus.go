@@ -74,15 +74,12 @@ sys.stdout.write("\n")`
 
 // firewalldDBusTry defines fwdbus: it runs firewalldDBusProgram ($1) with
 // the rest of its arguments under the interpreter named on firewall-cmd's
-// first line, unquoted there because it may carry flags
-// ("/usr/libexec/platform-python -s"), and prints "@@dbus" and the
-// program's JSON; it returns 3 when that is not a Python one, or the
-// program cannot run. The reading scripts go on to firewall-cmd then.
-const firewalldDBusTry = `fwdbus() {
-  fwcmd=$(command -v firewall-cmd) || return 3
-  IFS= read -r fwpy < "$fwcmd" 2>/dev/null || return 3
-  case $fwpy in "#!"*python*) ;; *) return 3 ;; esac
-  fwout=$(set -f; ${fwpy#"#!"} -c "$@") || return $?
+// first line (toolPython), and prints "@@dbus" and the program's JSON; it
+// returns 3 when that is not a Python one, or the program cannot run. The
+// reading scripts go on to firewall-cmd then.
+const firewalldDBusTry = toolPython + `fwdbus() {
+  pyof firewall-cmd || return 3
+  fwout=$(set -f; $py -c "$@") || return $?
   printf '@@dbus %s\n' "$fwout"
 }
 `

@@ -38,17 +38,24 @@ for args in calls:
         code = 1
     sys.exit(code)`
 
+// toolPython defines pyof: it sets tool to the path of the command $1 and
+// py to the Python interpreter named on its first line, or returns 1 when
+// there is no such command or its first line names no Python. py is meant
+// to be used unquoted, without globbing: it may carry flags
+// ("/usr/libexec/platform-python -s") and follow a space ("#!
+// /usr/bin/python3" is ufw's).
+const toolPython = `pyof() {
+  tool=$(command -v "$1") || return 1
+  { IFS= read -r py < "$tool"; } 2>/dev/null || return 1
+  case $py in "#!"*python*) py=${py#"#!"} ;; *) return 1 ;; esac
+}
+`
+
 // pythonBatchScript runs $2 (JSON argument lists) through pythonBatch
 // ($1) with the tool $3 under the interpreter on the tool's first line,
 // or, when that is not a Python one, runs the command lines after it one
-// by one. The interpreter is unquoted, without globbing: it may carry
-// flags ("/usr/libexec/platform-python -s") and follow a space ("#!
-// /usr/bin/python3" is ufw's).
-const pythonBatchScript = `set -e
-tool=$(command -v "$3") || tool=
-py=
-[ -z "$tool" ] || { IFS= read -r py < "$tool"; } 2>/dev/null || py=
-case $py in "#!"*python*) set -f; exec ${py#"#!"} -c "$1" "$tool" "$2" ;; esac
+// by one.
+const pythonBatchScript = "set -e\n" + toolPython + `if pyof "$3"; then set -f; exec $py -c "$1" "$tool" "$2"; fi
 `
 
 // runToolCalls runs each argument list, whose first word names the same
